@@ -1,0 +1,45 @@
+"""Errors a user can act on.
+
+Each carries a one-line message and, where one helps, a hint on what to do next.
+The CLI prints ``numatune: <message> (<hint>)`` and exits with ``exit_status``;
+anything else that escapes is a bug and gets a traceback.
+"""
+
+
+class NumatuneError(Exception):
+    exit_status = 2
+
+    def __init__(self, message, hint=None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self):
+        if self.hint:
+            return "%s (%s)" % (self.message, self.hint)
+        return self.message
+
+
+class PolicyError(NumatuneError, ValueError):
+    """The policy file is malformed or asks for something invalid."""
+
+
+class UsageError(NumatuneError, ValueError):
+    """Arguments that cannot work together, or refer to nothing."""
+
+
+class BootConfigError(NumatuneError, ValueError):
+    """A bootloader file numatune would have to edit cannot be parsed safely."""
+
+
+class RefusedError(NumatuneError, PermissionError):
+    """The host refuses the run: not root, or another run holds the lock."""
+
+
+class DriftError(NumatuneError):
+    """The host changed between the saved plan and the apply."""
+
+
+class ApplyError(NumatuneError):
+    """A write failed; what the run had done was rolled back."""
+    exit_status = 1
