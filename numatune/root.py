@@ -43,7 +43,8 @@ class Root:
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""
         text = self.read_text(path)
-        return default if text is None else text.strip()
+        # Captures (and some drivers) pad attributes with NUL bytes.
+        return default if text is None else text.replace("\x00", "").strip()
 
     def read_bytes(self, path, default=None):
         try:

@@ -1,0 +1,100 @@
+"""Command line: ``numatune plan | apply | revert | history | facts | check | snapshot``.
+
+Exit status: 0 done, 1 a failure during apply/revert (after rollback),
+2 bad input. ``check`` follows the Nagios convention instead: 0 compliant,
+1 warning, 2 critical, 3 could not check.
+"""
+import argparse
+import sys
+
+from . import __version__
+from .errors import NumatuneError
+from .model import AREAS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line and exit 2, like every other bad input.
+        sys.stderr.write("numatune: %s (see `%s --help`)\n" % (message, self.prog))
+        sys.exit(2)
+
+
+def _common(p):
+    p.add_argument("--root", default="/", metavar="DIR",
+                   help="read and write under DIR instead of / (a snapshot or a copy)")
+    p.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
+                   help="policy file or shipped name; repeat to stack (default: "
+                        "/etc/numatune/policy.toml, else oracle-numa)")
+    p.add_argument("--only", action="append", default=[], metavar="AREA", choices=None,
+                   help="only this area: %s (repeatable)" % ", ".join(AREAS))
+    p.add_argument("--skip", action="append", default=[], metavar="AREA", help="skip this area (repeatable)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def build_parser():
+    parser = _Parser(prog="numatune", description="Declarative NUMA and memory tuning for Oracle hosts.")
+    parser.add_argument("--version", action="version", version="numatune " + __version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("plan", help="show what apply would change")
+    _common(p)
+    p.add_argument("--out", metavar="FILE", help="also save the plan as JSON for `apply --plan`")
+    p.add_argument("--list-policies", action="store_true", help="list the shipped policies and exit")
+
+    p = sub.add_parser("apply", help="apply the plan, journaled and reversible")
+    _common(p)
+    p.add_argument("--plan", metavar="FILE", help="apply exactly this saved plan (refused if the host drifted)")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--live-only", action="store_true", help="only live (runtime) changes")
+    scope.add_argument("--persistent-only", action="store_true", help="only persistent and boot changes")
+
+    p = sub.add_parser("revert", help="undo a transaction exactly")
+    p.add_argument("txid", nargs="?", metavar="TXID")
+    p.add_argument("--last", action="store_true", help="the newest transaction not yet reverted")
+    p.add_argument("--force", action="store_true", help="also restore values changed since by someone else")
+    p.add_argument("--root", default="/", metavar="DIR")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("history", help="list transactions in the journal")
+    p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's writes")
+    p.add_argument("--root", default="/", metavar="DIR")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("facts", help="show what numatune sees on the host")
+    _common(p)
+
+    p = sub.add_parser("check", help="report compliance (Nagios exit codes)")
+    _common(p)
+
+    p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
+    p.add_argument("--out", required=True, metavar="FILE.tar.gz")
+    p.add_argument("--root", default="/", metavar="DIR")
+
+    p = sub.add_parser("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
+    _common(p)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from . import commands
+    handler = getattr(commands, "cmd_" + args.command)
+    try:
+        return handler(args)
+    except NumatuneError as e:
+        sys.stderr.write("numatune: %s\n" % e)
+        if args.command == "check":
+            return 3
+        return e.exit_status
+    except KeyboardInterrupt:
+        sys.stderr.write("numatune: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""What each CLI command does. Heavy modules are imported inside the
+command that needs them, so `numatune --version` and `check` start fast."""
+import json
+import os
+import sys
+
+from . import engine
+from .errors import UsageError
+from .journal import list_transactions, read_records, Transaction
+from .render import Style, facts_text, history_text, plan_text, summary_line
+from .root import Root
+
+
+def _root(args):
+    if not os.path.isdir(args.root):
+        raise UsageError("--root %s: no such directory" % args.root)
+    return Root(args.root)
+
+
+def _print_json(data):
+    json.dump(data, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+def _prepare(args):
+    """Validate everything given before touching the host."""
+    engine.check_areas(args.only)
+    engine.check_areas(args.skip)
+    root = _root(args)
+    policy = engine.load_policy(args.policy, root)
+    return root, policy
+
+
+def cmd_plan(args):
+    if args.list_policies:
+        from .policy import shipped_names
+        print("\n".join(shipped_names()))
+        return 0
+    root, policy = _prepare(args)
+    plan, _ = engine.make_plan(root, policy, args.only, args.skip)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(plan.to_json(), f, indent=2)
+            f.write("\n")
+    if args.format == "json":
+        _print_json(plan.to_json())
+    else:
+        print(plan_text(plan))
+    return 0
+
+
+def _confirm(args, count):
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError("apply needs confirmation and stdin is not a terminal", "review the plan, then pass --yes")
+    sys.stdout.write("Apply these %d change(s)? [y/N] " % count)
+    sys.stdout.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def cmd_apply(args):
+    from .plan import select_scope
+    root, policy = _prepare(args)
+    engine.require_write_access(root)
+    saved = engine.load_saved_plan(args.plan) if args.plan else None
+    if saved is not None and not args.policy and saved.policy:
+        policy = _policy_from_saved(saved, policy)
+    plan, _ = engine.make_plan(root, policy, args.only, args.skip)
+    changes = engine.saved_changes(saved, plan) if saved is not None else plan.changes
+    changes = select_scope(changes, args.live_only, args.persistent_only)
+    shown = type(plan)(host=plan.host, changes=changes, findings=plan.findings, compliant=plan.compliant,
+                       policy=plan.policy)
+    text = args.format == "text"
+    if text:
+        print(plan_text(shown))
+    if not changes:
+        if not text:
+            _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
+        return 0
+    if not _confirm(args, len(changes)):
+        print("nothing applied")
+        return 0
+    style = Style()
+
+    def on_write(change, op):
+        if text:
+            from .appliers import for_op
+            print("  %s %s" % (style("live", "wrote"), for_op(op).describe(op)))
+
+    txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write)
+    if not text:
+        _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
+                     "findings": [f.to_json() for f in findings]})
+    else:
+        print("")
+        reboot = [c for c in changes if c.reboot_required]
+        print("transaction %s: %d change(s), %d write(s) applied and verified." % (txid, len(changes), len(ops)))
+        if reboot:
+            print("%d change(s) take effect at the next reboot." % len(reboot))
+        for f in findings:
+            print("  %s %s" % (style(f.severity, "%-8s" % f.severity.upper()), f.message))
+        print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
+    short = [f for f in findings if f.id.startswith("hugepages.short:")]
+    return 1 if short else 0
+
+
+def _policy_from_saved(saved, fallback):
+    from .policy import Policy
+    return Policy(saved.policy, fallback.sources, fallback.texts)
+
+
+def _pick_transaction(root, args):
+    txs = list_transactions(root)
+    if args.txid and args.last:
+        raise UsageError("give a TXID or --last, not both")
+    if args.txid:
+        return Transaction(args.txid, read_records(root, args.txid))
+    if not args.last:
+        raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
+    candidates = [t for t in txs if t.state not in ("reverted", "rolled back")]
+    if not candidates:
+        raise UsageError("nothing to revert: every transaction is already reverted or rolled back")
+    return candidates[-1]
+
+
+def cmd_revert(args):
+    from .lock import RunLock
+    from .transaction import revert
+    root = _root(args)
+    engine.require_write_access(root)
+    with RunLock(root):
+        tx = _pick_transaction(root, args)
+        if tx.state in ("reverted", "rolled back") and not args.force:
+            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
+        restored, skipped, failed = revert(root, tx, force=args.force)
+    if args.format == "json":
+        _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
+    else:
+        for line in restored:
+            print("  undid %s" % line)
+        for line in skipped:
+            print("  LEFT ALONE %s: changed since by someone else" % line)
+        for line in failed:
+            print("  FAILED %s" % line)
+        print("transaction %s: %d restored, %d left alone, %d failed." % (tx.txid, len(restored), len(skipped),
+                                                                       len(failed)))
+        if skipped:
+            print("to restore those too: numatune revert %s --force" % tx.txid)
+    return 1 if skipped or failed else 0
+
+
+def cmd_history(args):
+    root = _root(args)
+    if args.txid:
+        tx = Transaction(args.txid, read_records(root, args.txid))
+        if args.format == "json":
+            _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records})
+            return 0
+        print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
+        for c in tx.changes:
+            print("  %-10s %s: %s -> %s" % (c["scope"], c["target"], c["current"], c["desired"]))
+        return 0
+    txs = list_transactions(root)
+    if args.format == "json":
+        _print_json([{"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes)} for t in txs])
+    else:
+        print(history_text(txs))
+    return 0
+
+
+def cmd_facts(args):
+    root, policy = _prepare(args)
+    from . import facts as facts_mod
+    facts = facts_mod.gather(root, policy.data)
+    if args.format == "json":
+        _print_json(facts)
+    else:
+        print(facts_text(facts))
+    return 0
+
+
+def cmd_check(args):
+    root, policy = _prepare(args)
+    plan, _ = engine.make_plan(root, policy, args.only, args.skip)
+    status = 0
+    if any(f.severity == "warning" for f in plan.findings):
+        status = 1
+    if plan.changes or any(f.severity == "critical" for f in plan.findings):
+        status = 2
+    if args.format == "json":
+        _print_json(dict(plan.to_json(), status=status))
+    else:
+        label = ("OK", "WARNING", "CRITICAL")[status]
+        print("numatune %s - %s" % (label, summary_line(plan)))
+        if status:
+            print(plan_text(plan, header=False))
+    return status
+
+
+def cmd_snapshot(args):
+    from .snapshot import capture
+    root = _root(args)
+    count = capture(root, args.out)
+    print("wrote %s (%d files); plan it offline with: numatune plan --root DIR" % (args.out, count))
+    return 0
+
+
+def cmd_review(args):
+    try:
+        import numatune_tui  # noqa: F401
+    except ImportError:
+        raise UsageError("the review screen is not installed", "pip install 'numatune[tui]' (or the numatune-tui RPM)")
+    return numatune_tui.run(args)

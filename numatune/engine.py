@@ -1,0 +1,93 @@
+"""The one-way flow, end to end: policy -> facts -> plan -> apply -> verify.
+
+The CLI, the TUI and the Ansible module all go through here.
+"""
+import json
+import os
+
+from . import facts as facts_mod
+from . import plan as plan_mod
+from . import policy as policy_mod
+from .errors import DriftError, RefusedError, UsageError
+from .knobs import hugepages
+from .lock import RunLock
+from .model import AREAS, Plan
+from .transaction import apply_changes, refuse_if_interrupted
+
+
+def check_areas(names):
+    for name in names or ():
+        if name not in AREAS:
+            import difflib
+            close = difflib.get_close_matches(name, AREAS, 1)
+            raise UsageError("unknown area %r" % name,
+                             "did you mean %r?" % close[0] if close else "areas: %s" % ", ".join(AREAS))
+
+
+def load_policy(refs, root):
+    return policy_mod.load(refs, root)
+
+
+def make_plan(root, policy, only=None, skip=None):
+    facts = facts_mod.gather(root, policy.data)
+    return plan_mod.build(policy.data, facts, only, skip), facts
+
+
+def require_write_access(root):
+    if root.is_live and os.geteuid() != 0:
+        raise RefusedError("numatune changes the real / only as root",
+                           "run it with sudo, or use --root DIR on a copy")
+
+
+def load_saved_plan(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return Plan.from_json(json.load(f))
+    except FileNotFoundError:
+        raise UsageError("%s: no such plan file" % path, "save one with `numatune plan --out FILE`")
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError("%s: not a numatune plan (%s)" % (path, e))
+
+
+def saved_changes(saved, fresh):
+    """The fresh changes matching a saved plan, or DriftError."""
+    by_id = {c.id: c for c in fresh.changes}
+    out = []
+    for old in saved.changes:
+        new = by_id.get(old.id)
+        if new is None or new.key() != old.key():
+            now = "no longer needed" if new is None else "now %r -> %r" % (new.current, new.desired)
+            raise DriftError("the host drifted since the plan was saved: %s was %r -> %r, %s"
+                             % (old.id, old.current, old.desired, now),
+                             "make a new plan with `numatune plan --out FILE`")
+        out.append(new)
+    return out
+
+
+def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None):
+    """Apply ``changes`` (from a fresh plan) under the lock and journal.
+
+    Returns (txid, ops, findings after apply)."""
+    require_write_access(root)
+    after = {}
+
+    def verify():
+        plan, facts = make_plan(root, policy, only, skip)
+        after["plan"], after["facts"] = plan, facts
+        still = {c.id: c for c in plan.changes}
+        problems = []
+        for change in changes:
+            now = still.get(change.id)
+            if now is None or change.id.startswith("hugepages.live"):
+                continue
+            problems.append("%s still %r, wanted %r" % (change.target, now.current, now.desired))
+        return problems
+
+    with RunLock(root):
+        refuse_if_interrupted(root)
+        txid, ops = apply_changes(root, changes, command=command, policy=policy.data,
+                                  verify=verify, on_write=on_write)
+    findings = list(after["plan"].findings) if "plan" in after else []
+    if "facts" in after:
+        findings += list(hugepages.shortfalls(changes, after["facts"]))
+    return txid, ops, findings

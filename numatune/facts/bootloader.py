@@ -1,0 +1,421 @@
+"""Where the kernel command line of the next boot comes from, read without changing anything.
+
+RHEL/OL 8 and later keep one BLS file per kernel under /boot/loader/entries; RHEL 8
+entries usually say ``options $kernelopts $tuned_params`` and GRUB fills the variables
+from grubenv, RHEL 9 writes the arguments literally.  RHEL/OL 7 boots the menuentries
+of a generated grub.cfg.  /etc/default/grub and /etc/kernel/cmdline decide what kernels
+installed later get.  Parsing is pure; only ``read_boot_config`` touches the root, so
+the planner can re-run the same assembly on edited bytes to check its own work.
+"""
+import re
+from dataclasses import dataclass, field
+
+from numatune.errors import BootConfigError
+
+ENTRIES_DIR = "/boot/loader/entries"
+GRUB2_DIR = "/boot/grub2"
+EFI_DIR = "/boot/efi/EFI"
+DEFAULT_GRUB = "/etc/default/grub"
+KERNEL_CMDLINE = "/etc/kernel/cmdline"
+
+GRUBENV_SIZE = 1024
+GRUBENV_HEADER = b"# GRUB Environment Block\n"
+LINUX_COMMANDS = ("linux", "linux16", "linuxefi")
+# Text files go through bytes so an edit can hand back exactly what it did not change.
+ENCODING = ("utf-8", "surrogateescape")
+
+_VAR_TOKEN = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$")
+_ASSIGN = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=")
+_GRUB_SET = re.compile(r"^\s*set\s+(kernelopts|tuned_params)=(.*?)\s*$")
+
+
+@dataclass
+class BootEntry:
+    path: str
+    title: str
+    version: str
+    args: list
+    raw_options: str
+    # Rescue kernels are left as the installer made them: the way back in when tuning goes wrong.
+    rescue: bool = False
+
+
+@dataclass
+class BootConfig:
+    kind: str
+    entries: list
+    grubenv_path: str
+    kernelopts: list
+    default_grub_path: str
+    default_grub_args: list
+    kernel_cmdline_path: str
+    kernel_cmdline_args: list
+    grub_cfg_path: str
+    files: list
+    grubenv: dict = field(default_factory=dict)
+    # grub.cfg's `set kernelopts=` that GRUB uses when grubenv has none.
+    fallback_kernelopts: list = None
+    # What $tuned_params expands to: grub.cfg's 00_tuned `set` (it runs after load_env), else
+    # grubenv; None if set nowhere.
+    tuned_params: list = None
+    # Host path -> bytes as read, so edits are planned against exactly what was seen.
+    contents: dict = field(default_factory=dict, repr=False)
+
+
+def split_args(s):
+    """Kernel-style split: whitespace separates, double quotes group (and are kept)."""
+    return [s[a:b] for a, b in arg_spans(s or "")]
+
+
+def arg_spans(s):
+    """(start, end) of each argument in ``s``, for edits that keep the spacing around them."""
+    spans, start, quoted = [], None, False
+    for i, ch in enumerate(s):
+        if ch == '"':
+            quoted = not quoted
+        if ch.isspace() and not quoted:
+            if start is not None:
+                spans.append((start, i))
+                start = None
+        elif start is None:
+            start = i
+    if start is not None:
+        spans.append((start, len(s)))
+    return spans
+
+
+def variable_name(token):
+    """"$kernelopts" or "${kernelopts}" -> "kernelopts"; anything else -> None."""
+    m = _VAR_TOKEN.match(token)
+    return (m.group(1) or m.group(2)) if m else None
+
+
+def is_rescue(title, version, kernel=""):
+    return ("rescue" in (title or "").lower() or (version or "").startswith("0-rescue")
+            or "-rescue-" in (kernel or ""))
+
+
+# --- BLS entries -----------------------------------------------------------------------
+
+def parse_bls_entry(text):
+    """key -> value.  Repeated ``options``/``initrd`` lines add up, as in the BLS spec."""
+    entry = {}
+    for line in text.splitlines():
+        parts = line.strip().split(None, 1)
+        if not parts or parts[0].startswith("#"):
+            continue
+        key, value = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+        if key in ("options", "initrd") and key in entry:
+            entry[key] = (entry[key] + " " + value).strip()
+        else:
+            entry[key] = value
+    return entry
+
+
+# --- grubenv ---------------------------------------------------------------------------
+
+def grubenv_layout(data, path="grubenv"):
+    """[(name, raw value bytes, start, end)] of the variables, and where the padding starts.
+
+    Lines starting with '#' are comments to GRUB; the block ends in '#' padding
+    without a newline.  Anything else means GRUB and numatune could disagree.
+    """
+    if not data.startswith(GRUBENV_HEADER):
+        raise BootConfigError(
+            "%s: not a GRUB environment block (no '# GRUB Environment Block' header)" % path,
+            "recreate it with `grub2-editenv %s create` and set saved_entry again" % path)
+    if len(data) != GRUBENV_SIZE:
+        raise BootConfigError(
+            "%s: GRUB environment block is %d bytes, not %d" % (path, len(data), GRUBENV_SIZE),
+            "rewrite it with grub2-editenv; GRUB may refuse a block of another size")
+    variables, pos, lineno = [], len(GRUBENV_HEADER), 1
+    while True:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        lineno += 1
+        line = data[pos:nl]
+        if not line.startswith(b"#"):
+            if b"=" not in line:
+                raise BootConfigError(
+                    "%s:%d: not name=value: %r" % (path, lineno, line.decode(*ENCODING)),
+                    "fix it with grub2-editenv")
+            name, value = line.split(b"=", 1)
+            variables.append((name.decode(*ENCODING), value, pos, nl + 1))
+        pos = nl + 1
+    if data[pos:].strip(b"#"):
+        raise BootConfigError("%s: text after the '#' padding of the GRUB environment block" % path,
+                              "rewrite it with grub2-editenv")
+    return variables, pos
+
+
+def parse_grubenv(data, path="grubenv"):
+    """name -> value of a 1024-byte GRUB environment block."""
+    variables, _ = grubenv_layout(data, path)
+    # grub-editenv escapes backslashes and newlines in values with a backslash.
+    return {name: re.sub(r"\\(.)", r"\1", value.decode(*ENCODING), flags=re.S)
+            for name, value, _, _ in variables}
+
+
+# --- /etc/default/grub -----------------------------------------------------------------
+
+@dataclass
+class ShellAssignment:
+    name: str
+    value: str          # after shell unquoting
+    lineno: int
+    value_start: int    # offsets of the value as written, quotes included
+    value_end: int
+    simple: bool        # one "...", '...' or bare word without escapes: safe to edit in place
+
+
+def scan_default_grub(text, path=DEFAULT_GRUB):
+    """Every VAR=value of a shell-sourced file, in order, with where its value sits."""
+    found, pos, lineno = [], 0, 1
+    while pos < len(text):
+        eol = _eol(text, pos)
+        line = text[pos:eol]
+        stripped = line.lstrip(" \t")
+        m = _ASSIGN.match(text, pos + len(line) - len(stripped))
+        if not m or stripped.startswith("#"):
+            if stripped.strip() and not stripped.startswith("#") and "GRUB_CMDLINE_LINUX" in line:
+                raise BootConfigError(
+                    "%s:%d: cannot tell what this does to GRUB_CMDLINE_LINUX: %s"
+                    % (path, lineno, line.strip()),
+                    "write it as a plain GRUB_CMDLINE_LINUX=\"...\" line")
+            pos, lineno = eol + 1, lineno + 1
+            continue
+        value, end, simple = _shell_word(text, m.end(), path, lineno, m.group(1))
+        eol = _eol(text, end)
+        rest = text[end:eol].strip(" \t\r")
+        if rest and not rest.startswith("#"):
+            raise BootConfigError(
+                "%s:%d: %s: text after the value: %r (the shell would run it as a command)"
+                % (path, lineno + text.count("\n", pos, end), m.group(1), rest),
+                "put the whole value inside one pair of quotes")
+        found.append(ShellAssignment(m.group(1), value, lineno, m.end(), end, simple))
+        lineno += text.count("\n", pos, eol) + 1
+        pos = eol + 1
+    return found
+
+
+def _eol(text, pos):
+    eol = text.find("\n", pos)
+    return len(text) if eol < 0 else eol
+
+
+_WORD_END = " \t\r\n;&|"
+
+
+def _shell_word(text, i, path, lineno, name):
+    """Unquote the shell word at ``i`` -> (value, end offset, simple)."""
+    out, segments, escaped, begin = [], 0, False, i
+    while i < len(text) and text[i] not in _WORD_END:
+        ch = text[i]
+        segments += 1
+        if ch in "\"'":
+            j = i + 1
+            while j < len(text) and text[j] != ch:
+                if ch == '"' and text[j] == "\\" and j + 1 < len(text):
+                    escaped = True
+                    out.append(text[j + 1] if text[j + 1] in '$`"\\\n' else text[j:j + 2])
+                    j += 2
+                    continue
+                out.append(text[j])
+                j += 1
+            if j >= len(text):
+                raise BootConfigError(
+                    "%s:%d: %s: the %s quote opened here is never closed" % (
+                        path, lineno, name, "double" if ch == '"' else "single"),
+                    "close the quote at the end of the value")
+            i = j + 1
+        elif ch == "\\":
+            escaped = True
+            out.append(text[i + 1:i + 2])
+            i += 2
+        else:
+            j = i
+            while j < len(text) and text[j] not in _WORD_END + "\"'\\":
+                j += 1
+            out.append(text[i:j])
+            i = j
+    simple = segments <= 1 and not escaped and "\n" not in text[begin:i]
+    return "".join(out), i, simple
+
+
+def parse_default_grub(text, path=DEFAULT_GRUB):
+    """VAR -> value as the shell would leave it (the last assignment wins)."""
+    return {a.name: a.value for a in scan_default_grub(text, path)}
+
+
+# --- legacy grub.cfg -------------------------------------------------------------------
+
+@dataclass
+class GrubMenuEntry:
+    title: str
+    lineno: int          # 0-based index of the menuentry's linux line in text.splitlines()
+    command: str         # linux, linux16 or linuxefi
+    kernel: str
+    args_start: int      # offset in that line where the arguments (after the kernel path) begin
+
+
+def scan_grub_cfg(text):
+    """Menuentries with a linux/linux16/linuxefi line, and the last `set` of kernelopts/tuned_params."""
+    entries, sets, stack = [], {}, []
+    for n, line in enumerate(text.splitlines()):
+        words = line.split()
+        if not words:
+            continue
+        head = words[0]
+        if head in ("menuentry", "submenu", "function") and line.rstrip().endswith("{"):
+            stack.append((head, _first_quoted(line[line.index(head) + len(head):])))
+            continue
+        if head == "}" and stack:
+            stack.pop()
+            continue
+        if head in LINUX_COMMANDS and stack and stack[-1][0] == "menuentry" and len(words) > 1:
+            m = re.match(r"\s*\S+\s+\S+", line)
+            entries.append(GrubMenuEntry(stack[-1][1], n, head, words[1], m.end()))
+        m = _GRUB_SET.match(line)
+        if m and not stack:
+            sets[m.group(1)] = _unquote_grub(m.group(2))
+    return entries, sets
+
+
+def _first_quoted(s):
+    m = re.match(r"\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))", s)
+    if not m:
+        return ""
+    return next(g for g in m.groups() if g is not None)
+
+
+def _unquote_grub(value):
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def has_blscfg(text):
+    return any(line.strip() == "blscfg" for line in (text or "").splitlines())
+
+
+# --- assembly --------------------------------------------------------------------------
+
+def decode(data):
+    return data.decode(*ENCODING)
+
+
+def read_boot_config(root):
+    """Everything that decides the next boot's command line, from the files under ``root``."""
+    contents = {}
+
+    def take(path):
+        data = root.read_bytes(path)
+        if data is not None:
+            contents[path] = data
+        return data is not None
+
+    entry_paths = [p for p in (root.realpath(p) for p in root.glob(ENTRIES_DIR, "*.conf"))
+                   if not root.isdir(p) and take(p)]
+    efi_dirs = root.glob(EFI_DIR, "*")
+    grubenv = _first_file(root, [GRUB2_DIR + "/grubenv"] + [d + "/grubenv" for d in efi_dirs])
+    grub_cfg = _first_file(root, [GRUB2_DIR + "/grub.cfg"] + [d + "/grub.cfg" for d in efi_dirs])
+    default_grub = _first_file(root, [DEFAULT_GRUB])
+    kernel_cmdline = _first_file(root, [KERNEL_CMDLINE])
+    grubenv, grub_cfg, default_grub, kernel_cmdline = (
+        p if p and take(p) else "" for p in (grubenv, grub_cfg, default_grub, kernel_cmdline))
+    return boot_config_from_files(contents, entry_paths, grubenv, default_grub,
+                                  kernel_cmdline, grub_cfg)
+
+
+def _first_file(root, candidates):
+    # Symlinks are resolved so the journal saves and rewrites the file GRUB reads
+    # (/boot/grub2/grubenv is a link into the ESP on RHEL 8 UEFI hosts).
+    for path in candidates:
+        real = root.realpath(path)
+        if root.exists(real) and not root.isdir(real):
+            return real
+    return ""
+
+
+def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_grub_path="",
+                           kernel_cmdline_path="", grub_cfg_path=""):
+    """Pure assembly of a BootConfig from file bytes (host path -> bytes)."""
+    env = parse_grubenv(contents[grubenv_path], grubenv_path) if grubenv_path else {}
+    default = (parse_default_grub(decode(contents[default_grub_path]), default_grub_path)
+               if default_grub_path else {})
+    cfg_text = decode(contents[grub_cfg_path]) if grub_cfg_path else ""
+    menu, sets = scan_grub_cfg(cfg_text)
+    variables = {name: split_args(value) for name, value in env.items()}
+    fallback = split_args(sets["kernelopts"]) if "kernelopts" in sets else None
+    if not variables.get("kernelopts"):
+        # grub.cfg's `if [ -z "${kernelopts}" ]` also catches an empty one.
+        variables["kernelopts"] = fallback or []
+    tuned = variables.get("tuned_params")
+    if "tuned_params" in sets:
+        # 00_tuned runs after load_env, so its `set` is what blscfg expands.
+        tuned = split_args(sets["tuned_params"])
+    variables["tuned_params"] = tuned or []
+
+    if entry_paths and (has_blscfg(cfg_text) or not menu):
+        kind = "bls"
+        entries = [_bls_entry(path, decode(contents[path]), variables) for path in entry_paths]
+    elif menu:
+        kind = "grub2-legacy"
+        entries = [_menu_entry(grub_cfg_path, n, e, cfg_text.splitlines()[e.lineno], variables)
+                   for n, e in enumerate(menu)]
+    else:
+        kind, entries = "none", []
+
+    files = []
+    if kind == "bls":
+        files += [e.path for e in entries if not e.rescue]
+    if kind != "none":
+        files += [p for p in (grubenv_path, grub_cfg_path if kind == "grub2-legacy" else "",
+                              default_grub_path, kernel_cmdline_path) if p]
+    return BootConfig(
+        kind=kind, entries=entries, grubenv_path=grubenv_path,
+        kernelopts=split_args(env["kernelopts"]) if "kernelopts" in env else None,
+        default_grub_path=default_grub_path,
+        default_grub_args=(split_args(default["GRUB_CMDLINE_LINUX"])
+                           if "GRUB_CMDLINE_LINUX" in default else None),
+        kernel_cmdline_path=kernel_cmdline_path,
+        kernel_cmdline_args=(split_args(decode(contents[kernel_cmdline_path]))
+                             if kernel_cmdline_path else []),
+        grub_cfg_path=grub_cfg_path, files=files, grubenv=env,
+        fallback_kernelopts=fallback, tuned_params=tuned, contents=dict(contents))
+
+
+def expand(tokens, variables):
+    """What GRUB passes to the kernel: whole-token variables replaced by their value."""
+    out = []
+    for token in tokens:
+        name = variable_name(token)
+        if name:
+            out.extend(variables.get(name, []))
+        else:
+            out.append(token)
+    return out
+
+
+def _bls_entry(path, text, variables):
+    entry = parse_bls_entry(text)
+    kernel = entry.get("linux", "")
+    version = entry.get("version") or _kernel_version(kernel)
+    title = entry.get("title") or path.rsplit("/", 1)[-1]
+    options = entry.get("options", "")
+    return BootEntry(path, title, version, expand(split_args(options), variables), options,
+                     is_rescue(title, version, kernel))
+
+
+def _menu_entry(cfg_path, n, entry, line, variables):
+    options = line[entry.args_start:].strip()
+    version = _kernel_version(entry.kernel)
+    return BootEntry("%s#%d" % (cfg_path, n), entry.title, version,
+                     expand(split_args(options), variables), options,
+                     is_rescue(entry.title, version, entry.kernel))
+
+
+def _kernel_version(kernel):
+    name = kernel.rsplit("/", 1)[-1]
+    return name[len("vmlinuz-"):] if name.startswith("vmlinuz-") else ""

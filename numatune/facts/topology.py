@@ -1,0 +1,146 @@
+"""NUMA nodes, CPUs and HugePages pools, as the kernel shows them in sysfs.
+
+Parsers are pure (text in, data out) and tested on real captures; ``read``
+does the I/O. Sparse node ids, CPU-less nodes and memory-less nodes are normal:
+nothing here assumes ids are 0..n-1.
+"""
+import re
+
+from ..cpulist import parse_cpulist, parse_cpumask
+
+NODE_DIR = "/sys/devices/system/node"
+CPU_DIR = "/sys/devices/system/cpu"
+HUGEPAGES_DIR = "/sys/kernel/mm/hugepages"
+
+
+def parse_meminfo(text):
+    """/proc/meminfo or a node's meminfo -> {field: int} (kB fields in kB)."""
+    out = {}
+    for line in (text or "").splitlines():
+        # node files prefix "Node 0 "; values may carry a "kB" unit.
+        m = re.match(r"^(?:Node\s+\d+\s+)?([A-Za-z0-9_()]+):\s+(\d+)", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def parse_distance(text):
+    return [int(x) for x in (text or "").split()]
+
+
+def hugepage_size_kb(dirname):
+    m = re.match(r"^hugepages-(\d+)kB$", dirname)
+    return int(m.group(1)) if m else None
+
+
+def read_pools(root, directory):
+    """{size_kb: {"nr": n, "free": n, "surplus": n}} of a hugepages dir."""
+    pools = {}
+    for name in root.listdir(directory):
+        size = hugepage_size_kb(name)
+        if size is None:
+            continue
+        pool = {}
+        for field in ("nr", "free", "surplus"):
+            value = root.read_value("%s/%s/%s_hugepages" % (directory, name, field))
+            if value is not None and value.isdigit():
+                pool[field] = int(value)
+        pools[str(size)] = pool
+    return pools
+
+
+def _node_ids(root):
+    ids = []
+    for name in root.listdir(NODE_DIR):
+        m = re.match(r"^node(\d+)$", name)
+        if m:
+            ids.append(int(m.group(1)))
+    return sorted(ids)
+
+
+def read_nodes(root):
+    nodes = {}
+    ids = _node_ids(root)
+    for nid in ids:
+        base = "%s/node%d" % (NODE_DIR, nid)
+        cpulist = root.read_value(base + "/cpulist")
+        if cpulist is not None:
+            cpus = parse_cpulist(cpulist)
+        else:
+            # Old kernels and trimmed captures only have the hex mask.
+            cpus = parse_cpumask(root.read_value(base + "/cpumap", ""))
+        meminfo = parse_meminfo(root.read_text(base + "/meminfo"))
+        distance = parse_distance(root.read_value(base + "/distance"))
+        nodes[str(nid)] = {
+            "cpus": cpus,
+            "mem_total_kb": meminfo.get("MemTotal"),
+            "mem_free_kb": meminfo.get("MemFree"),
+            "hugepages_total": meminfo.get("HugePages_Total"),
+            "distance_raw": distance,
+            "hugepages": read_pools(root, base + "/hugepages"),
+        }
+    # The kernel prints distances in the order of online (or possible) node ids.
+    order = parse_cpulist(root.read_value(NODE_DIR + "/online", "")) or ids
+    for nid, node in nodes.items():
+        raw = node.pop("distance_raw")
+        peers = order if len(order) == len(raw) else ids
+        node["distance"] = {str(p): d for p, d in zip(peers, raw)} if len(peers) == len(raw) else {}
+    return nodes
+
+
+def nodes_with_memory(root, nodes):
+    listed = root.read_value(NODE_DIR + "/has_memory")
+    if listed is not None:
+        return [str(n) for n in parse_cpulist(listed)]
+    return [nid for nid, n in nodes.items() if (n.get("mem_total_kb") or 0) > 0]
+
+
+def read_cpus(root):
+    online_text = root.read_value(CPU_DIR + "/online")
+    cpus = {}
+    for name in root.listdir(CPU_DIR):
+        m = re.match(r"^cpu(\d+)$", name)
+        if not m:
+            continue
+        base = "%s/%s/topology" % (CPU_DIR, name)
+        entry = {}
+        for field in ("physical_package_id", "core_id", "die_id"):
+            value = root.read_value("%s/%s" % (base, field))
+            if value is not None and re.match(r"^-?\d+$", value):
+                entry[field] = int(value)
+        siblings = root.read_value(base + "/thread_siblings_list")
+        if siblings is not None:
+            entry["threads"] = parse_cpulist(siblings)
+        cpus[m.group(1)] = entry
+    online = parse_cpulist(online_text) if online_text else sorted(int(c) for c in cpus)
+    return cpus, online
+
+
+def summarize(nodes, cpus, online):
+    packages = {c["physical_package_id"] for c in cpus.values() if "physical_package_id" in c}
+    cores = {(c.get("physical_package_id"), c["core_id"]) for c in cpus.values() if "core_id" in c}
+    threads = max((len(c.get("threads", [])) for c in cpus.values()), default=0)
+    return {
+        "sockets": len(packages) or None,
+        "cores": len(cores) or None,
+        "threads_per_core": threads or None,
+        "cpus_online": len(online),
+        "nodes": len(nodes),
+    }
+
+
+def read(root):
+    nodes = read_nodes(root)
+    cpus, online = read_cpus(root)
+    meminfo = parse_meminfo(root.read_text("/proc/meminfo"))
+    return {
+        "nodes": nodes,
+        "nodes_with_memory": nodes_with_memory(root, nodes),
+        "cpus": cpus,
+        "online": online,
+        "summary": summarize(nodes, cpus, online),
+        "meminfo": {k: v for k, v in meminfo.items()
+                    if k in ("MemTotal", "MemFree", "HugePages_Total", "HugePages_Free",
+                             "HugePages_Rsvd", "HugePages_Surp", "Hugepagesize", "AnonHugePages")},
+        "hugepages": read_pools(root, HUGEPAGES_DIR),
+    }

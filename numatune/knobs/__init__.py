@@ -1,0 +1,20 @@
+"""The knob families. Each module has the same small interface:
+
+``NAME``            the key its facts live under
+``POLICY``          the policy tables it declares (schema), optional ``check_policy``
+``read(root, data)``   its facts (I/O, under the root)
+``diff(data, facts)``  pure: yields Change, Finding and Compliant
+``EDITORS``         pure file editors its persistent writes name
+
+Apply and revert are the same for every family: a change is a list of writes
+(a value, a file edit, a host command) that the appliers journal and undo.
+Adding a family is one module and one line below.
+"""
+from . import cmdline, hugepages, sysctl, thp
+
+FAMILIES = [sysctl, thp, hugepages, cmdline]
+
+
+EDITORS = {}
+for _family in FAMILIES:
+    EDITORS.update(_family.EDITORS)

@@ -1,0 +1,136 @@
+"""What a plan is made of: changes (writes) and findings (observations)."""
+from dataclasses import asdict, dataclass, field
+from typing import List, Optional
+
+SCOPES = ("live", "persistent", "boot")
+SEVERITIES = ("info", "warning", "critical")
+RISKS = ("low", "medium", "high")
+AREAS = ("kernel", "memory", "sysctl", "storage", "network", "cpu", "oracle")
+
+
+@dataclass
+class Write:
+    """One journaled write a change makes.
+
+    kind "value": write ``value`` to the sysfs/procfs file ``path``; ``format``
+    says how to read it back ("plain", "words" for whitespace-normalised, or
+    "bracket" for files like THP's "always madvise [never]").
+    kind "file": rewrite the managed or foreign file ``path`` with the pure
+    editor ``editor`` called with ``args`` on its current content.
+    kind "command": run a host tool on the live root only; ``files`` are the
+    files it may change, journaled byte for byte before it runs.
+    """
+    kind: str
+    path: str
+    value: Optional[str] = None
+    format: str = "plain"
+    editor: Optional[str] = None
+    args: dict = field(default_factory=dict)
+    argv: List[str] = field(default_factory=list)
+    files: List[str] = field(default_factory=list)
+
+    def to_json(self):
+        out = {"kind": self.kind, "path": self.path}
+        if self.kind == "value":
+            out.update(value=self.value, format=self.format)
+        elif self.kind == "file":
+            out.update(editor=self.editor, args=self.args)
+        else:
+            out.update(argv=self.argv, files=self.files)
+        return out
+
+    @classmethod
+    def from_json(cls, data):
+        return cls(**data)
+
+
+@dataclass
+class Change:
+    id: str
+    area: str
+    target: str
+    current: Optional[str]
+    desired: str
+    scope: str
+    action: str
+    why: str = ""
+    reboot_required: bool = False
+    restart_required: bool = False
+    risk: str = "low"
+    rule: str = ""
+    writes: List[Write] = field(default_factory=list)
+
+    def to_json(self):
+        data = asdict(self)
+        data["writes"] = [w.to_json() for w in self.writes]
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        data = dict(data)
+        data["writes"] = [Write.from_json(w) for w in data.get("writes", [])]
+        return cls(**data)
+
+    def key(self):
+        """What must be identical between a saved plan and the host now."""
+        return (self.id, self.current, self.desired)
+
+
+@dataclass
+class Finding:
+    id: str
+    severity: str
+    message: str
+    target: str = ""
+    area: str = ""
+    rule: str = ""
+    why: str = ""
+
+    def to_json(self):
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data):
+        return cls(**data)
+
+
+@dataclass
+class Compliant:
+    """A rule that needs no change, said as clearly as a change would be."""
+    rule: str
+    message: str
+    area: str = ""
+
+    def to_json(self):
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    host: dict
+    changes: List[Change] = field(default_factory=list)
+    findings: List[Finding] = field(default_factory=list)
+    compliant: List[Compliant] = field(default_factory=list)
+    policy: dict = field(default_factory=dict)
+
+    def to_json(self):
+        return {
+            "version": 1,
+            "host": self.host,
+            "changes": [c.to_json() for c in self.changes],
+            "findings": [f.to_json() for f in self.findings],
+            "compliant": [c.to_json() for c in self.compliant],
+            "policy": self.policy,
+        }
+
+    @classmethod
+    def from_json(cls, data):
+        if data.get("version") != 1:
+            raise ValueError("unsupported plan version %r" % data.get("version"))
+        return cls(
+            host=data.get("host", {}),
+            changes=[Change.from_json(c) for c in data.get("changes", [])],
+            findings=[Finding.from_json(f) for f in data.get("findings", [])],
+            compliant=[Compliant(**c) for c in data.get("compliant", [])],
+            policy=data.get("policy", {}),
+        )

@@ -1,0 +1,47 @@
+"""The plan: a pure function of the policy and the facts."""
+from .knobs import FAMILIES
+from .model import AREAS, Change, Compliant, Finding, Plan
+
+
+def host_summary(facts):
+    host = facts["host"]
+    topo = facts["topology"]
+    return {
+        "hostname": host["hostname"],
+        "kernel": host["release"],
+        "distro": host["distro"]["name"],
+        "root": facts["root"],
+        "sockets": topo["summary"]["sockets"],
+        "nodes": topo["summary"]["nodes"],
+        "cpus": topo["summary"]["cpus_online"],
+    }
+
+
+def build(data, facts, only=None, skip=None):
+    plan = Plan(host=host_summary(facts), policy=data)
+    for family in FAMILIES:
+        for item in family.diff(data, facts):
+            area = item.area
+            if (only and area not in only) or (skip and area in skip):
+                continue
+            if isinstance(item, Change):
+                plan.changes.append(item)
+            elif isinstance(item, Finding):
+                plan.findings.append(item)
+            elif isinstance(item, Compliant):
+                plan.compliant.append(item)
+            else:  # pragma: no cover - a family bug, not user input
+                raise TypeError("%s.diff yielded %r" % (family.__name__, item))
+    order = {a: i for i, a in enumerate(AREAS)}
+    # A stable sort keeps each family's own order (hugepages shrink before grow).
+    plan.changes.sort(key=lambda c: order.get(c.area, len(order)))
+    plan.findings.sort(key=lambda f: ({"critical": 0, "warning": 1, "info": 2}[f.severity], order.get(f.area, 99)))
+    return plan
+
+
+def select_scope(changes, live_only=False, persistent_only=False):
+    if live_only:
+        return [c for c in changes if c.scope == "live"]
+    if persistent_only:
+        return [c for c in changes if c.scope != "live"]
+    return list(changes)

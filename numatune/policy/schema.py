@@ -1,0 +1,133 @@
+"""A small declarative schema for policy tables, in the spirit of tuned's
+declared plugin options: each knob family states the keys it accepts, their
+types and ranges, and validation reports the first problem with its dotted key.
+"""
+import difflib
+import re
+
+
+class SchemaError(Exception):
+    """A problem at a dotted key; the loader adds file and line."""
+
+    def __init__(self, key, message, hint=None):
+        super().__init__(message)
+        self.key = key
+        self.message = message
+        self.hint = hint
+
+
+def _type_name(types):
+    names = {bool: "a boolean", int: "an integer", str: "a string", float: "a number",
+             list: "an array", dict: "a table"}
+    return " or ".join(names.get(t, t.__name__) for t in types)
+
+
+class Scalar:
+    def __init__(self, *types, choices=None, minimum=None, maximum=None, pattern=None,
+                 check=None, doc=""):
+        self.types = types
+        self.choices = choices
+        self.minimum = minimum
+        self.maximum = maximum
+        self.pattern = re.compile(pattern) if pattern else None
+        self.check = check
+        self.doc = doc
+
+    def validate(self, value, key):
+        # bool is an int in Python; a policy saying `count = true` is a mistake.
+        ok = isinstance(value, self.types) and not (
+            isinstance(value, bool) and bool not in self.types)
+        if not ok:
+            raise SchemaError(key, "%s must be %s, not %r" % (key, _type_name(self.types), value))
+        if self.choices is not None and value not in self.choices:
+            close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], 1)
+            raise SchemaError(
+                key, "%s = %r is not one of %s" % (key, value, ", ".join(map(repr, self.choices))),
+                "did you mean %r?" % close[0] if close else None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if self.minimum is not None and value < self.minimum:
+                raise SchemaError(key, "%s = %r is below the minimum %r" % (key, value, self.minimum))
+            if self.maximum is not None and value > self.maximum:
+                raise SchemaError(key, "%s = %r is above the maximum %r" % (key, value, self.maximum))
+        if self.pattern is not None and isinstance(value, str) and not self.pattern.match(value):
+            raise SchemaError(key, "%s = %r is not a valid value" % (key, value), self.doc or None)
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise SchemaError(key, "%s = %r: %s" % (key, value, problem))
+
+
+class Array:
+    def __init__(self, item, doc=""):
+        self.item = item
+        self.doc = doc
+
+    def validate(self, value, key):
+        if not isinstance(value, list):
+            raise SchemaError(key, "%s must be an array, not %r" % (key, value))
+        for i, v in enumerate(value):
+            self.item.validate(v, "%s[%d]" % (key, i))
+
+
+class Table:
+    """Known keys in ``fields``; other keys allowed only if ``extra`` is given,
+    and then they must match ``extra_key`` (a regex) and validate as ``extra``."""
+
+    def __init__(self, fields=None, extra=None, extra_key=None, extra_doc="", doc=""):
+        self.fields = fields or {}
+        self.extra = extra
+        self.extra_key = re.compile(extra_key) if extra_key else None
+        self.extra_doc = extra_doc
+        self.doc = doc
+
+    def validate(self, value, key):
+        if not isinstance(value, dict):
+            raise SchemaError(key, "%s must be a table, not %r" % (key or "policy", value))
+        for name, sub in value.items():
+            sub_key = "%s.%s" % (key, name) if key else name
+            spec = self.fields.get(name)
+            if spec is None and self.extra is not None:
+                if self.extra_key is not None and not self.extra_key.match(name):
+                    raise SchemaError(sub_key, "%r is not a valid key in [%s]" % (name, key),
+                                      self.extra_doc or None)
+                spec = self.extra
+            if spec is None:
+                close = difflib.get_close_matches(name, list(self.fields), 1)
+                raise SchemaError(
+                    sub_key, "unknown key %r in table %s" % (name, key or "root"),
+                    "did you mean %r?" % close[0] if close else
+                    "known keys: %s" % ", ".join(sorted(self.fields)))
+            spec.validate(sub, sub_key)
+
+
+class TableArray:
+    """An array of tables, ``[[block]]``."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def validate(self, value, key):
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise SchemaError(key, "%s must be an array of tables ([[%s]])" % (key, key))
+        for i, v in enumerate(value):
+            self.table.validate(v, "%s[%d]" % (key, i))
+
+
+class Either:
+    """The first alternative whose type fits decides; e.g. a value or a table."""
+
+    def __init__(self, *alternatives):
+        self.alternatives = alternatives
+
+    def validate(self, value, key):
+        for alt in self.alternatives:
+            if isinstance(alt, Table) and isinstance(value, dict):
+                return alt.validate(value, key)
+            if isinstance(alt, Array) and isinstance(value, list):
+                return alt.validate(value, key)
+            if isinstance(alt, Scalar) and isinstance(value, alt.types) and not isinstance(value, (dict, list)):
+                return alt.validate(value, key)
+        self.alternatives[0].validate(value, key)
+
+
+WHY = Scalar(str, doc="why this rule exists; shown in the plan")

@@ -1,0 +1,111 @@
+"""Shared fixtures: real captures unpacked into temporary roots, and a way to
+run the CLI in-process and as a real process."""
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("NUMATUNE_SHARED", REPO.parent / "shared"))
+REALDATA = SHARED / "realdata"
+HWLOC = sorted((REALDATA / "hwloc").glob("*.tar.bz2"))
+LSCPU = sorted((REALDATA / "lscpu").glob("*.tar.gz"))
+CAPTURES = {p.name.split(".tar")[0]: p for p in HWLOC + LSCPU}
+STATE = "var/lib/numatune"
+
+_unpacked = {}
+
+
+def _unpack(name, base):
+    """Unpack a capture once per session; return the dir holding sys/ and proc/."""
+    if name not in _unpacked:
+        dest = base / name
+        dest.mkdir(parents=True)
+        with tarfile.open(CAPTURES[name]) as tar:
+            tar.extractall(dest, filter="fully_trusted") if hasattr(tarfile, "data_filter") else tar.extractall(dest)
+        top = dest
+        for sub in [dest] + sorted(p for p in dest.iterdir() if p.is_dir()):
+            if (sub / "sys").is_dir():
+                top = sub
+                break
+        _unpacked[name] = top
+    return _unpacked[name]
+
+
+@pytest.fixture(scope="session")
+def capture_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("captures")
+
+
+@pytest.fixture
+def capture(capture_cache, tmp_path):
+    """capture(name) -> a private copy of that capture to plan and apply on."""
+    def make(name):
+        src = _unpack(name, capture_cache)
+        dest = tmp_path / ("root-" + name)
+        shutil.copytree(src, dest, symlinks=True)
+        return dest
+    return make
+
+
+def tree_digest(root, ignore=(STATE,)):
+    """Path -> (kind, content hash, mode, owner) of every entry, numatune's
+    own state excluded: 'diff -r' plus metadata."""
+    out = {}
+    root = Path(root)
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        if any(rel_dir == i or rel_dir.startswith(i + "/") for i in ignore):
+            continue
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if any(rel == i or rel.startswith(i + "/") or i.startswith(rel + "/") for i in ignore):
+                continue
+            st = path.lstat()
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[rel] = ("dir", st.st_mode, st.st_uid, st.st_gid)
+            else:
+                out[rel] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mode, st.st_uid,
+                            st.st_gid)
+    return out
+
+
+def run_cli(*args, stdin=None, env=None):
+    """numatune as a real process: (exit status, stdout, stderr)."""
+    full_env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO))
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "numatune"] + [str(a) for a in args], input=stdin,
+                          capture_output=True, text=True, env=full_env, cwd=str(REPO))
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def cli(capsys):
+    """numatune in-process (fast): (exit status, stdout, stderr)."""
+    from numatune.cli import main
+
+    def call(*args):
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as e:
+            status = e.code
+        out, err = capsys.readouterr()
+        return status, out, err
+    return call
+
+
+def write(root, path, text, mode=None):
+    p = Path(root) / path.lstrip("/")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    if mode is not None:
+        p.chmod(mode)
+    return p
