@@ -284,9 +284,7 @@ def scan_grub_cfg(text):
 
 def _first_quoted(s):
     m = re.match(r"\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))", s)
-    if not m:
-        return ""
-    return next(g for g in m.groups() if g is not None)
+    return next(g for g in m.groups() if g is not None) if m else ""
 
 
 def _unquote_grub(value):
@@ -361,8 +359,8 @@ def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_gr
         kind = "bls"
         entries = [_bls_entry(path, decode(contents[path]), variables) for path in entry_paths]
     elif menu:
-        kind = "grub2-legacy"
-        entries = [_menu_entry(grub_cfg_path, n, e, cfg_text.splitlines()[e.lineno], variables)
+        kind, lines = "grub2-legacy", cfg_text.splitlines()
+        entries = [_menu_entry(grub_cfg_path, n, e, lines[e.lineno], variables)
                    for n, e in enumerate(menu)]
     else:
         kind, entries = "none", []
