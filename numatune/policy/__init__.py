@@ -62,10 +62,10 @@ class Policy:
     def section(self, name, default=None):
         return self.data.get(name, {} if default is None else default)
 
-    def locate(self, dotted):
+    def locate(self, dotted, parts=None):
         """``file:line`` of the last file defining a key, for later errors."""
         for path in reversed(self.sources):
-            line = line_of(self.texts[path], dotted)
+            line = line_of(self.texts[path], dotted, parts)
             if line:
                 return "%s:%d" % (path, line)
         return self.sources[-1]
@@ -106,7 +106,14 @@ def _load_chain(path, spec, texts, order, stack):
     texts[path] = text
     merged = {}
     for ref in own.get("policy", {}).get("extends", []):
-        parent = resolve_ref(ref, os.path.dirname(path), shipped_dir())
+        where = "%s:%s" % (path, line_of(text, "policy.extends") or "?")
+        try:
+            parent = resolve_ref(ref, os.path.dirname(path), shipped_dir())
+        except PolicyError as e:
+            raise PolicyError("%s: policy.extends: %s" % (where, e.message), e.hint)
+        if not os.path.isfile(parent):
+            raise PolicyError("%s: policy.extends: %s: no such policy file" % (where, parent),
+                              "paths are relative to the file that names them")
         merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,)))
     order.append(path)
     return merge(merged, own)
@@ -119,7 +126,7 @@ def _cross_check(policy):
         if check is None:
             continue
         for err in check(policy.data):
-            where = policy.locate(err.key)
+            where = policy.locate(err.key, err.parts)
             raise PolicyError("%s: %s" % (where, err.message), err.hint)
 
 

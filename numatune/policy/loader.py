@@ -40,10 +40,12 @@ def key_lines(text):
     return lines
 
 
-def line_of(text, dotted):
-    """Best line for a dotted key such as ``block[2].match.vendor``."""
-    plain = re.sub(r"\[\d+\]", "", dotted)
-    parts = [p for p in re.split(r'\.(?=(?:[^"]*"[^"]*")*[^"]*$)', plain) if p]
+def line_of(text, dotted, parts=None):
+    """Best line for a key: its TOML parts, or a dotted string such as
+    ``block[2].match.vendor``."""
+    if parts is None:
+        parts = [p for p in re.sub(r"\[\d+\]", "", dotted).split(".") if p]
+    parts = list(parts)
     table = key_lines(text)
     while parts:
         number = table.get(".".join(parts))
@@ -80,7 +82,7 @@ def parse_file(path):
 
 
 def schema_error(path, text, err):
-    line = line_of(text, err.key) if text else None
+    line = line_of(text, err.key, err.parts) if text else None
     where = "%s:%d" % (path, line) if line else path
     return PolicyError("%s: %s" % (where, err.message), err.hint)
 

@@ -9,9 +9,11 @@ import re
 class SchemaError(Exception):
     """A problem at a dotted key; the loader adds file and line."""
 
-    def __init__(self, key, message, hint=None):
+    def __init__(self, key, message, hint=None, parts=None):
         super().__init__(message)
         self.key = key
+        # The key as TOML parts: quoted keys may hold dots ("kernel.numa_balancing").
+        self.parts = parts
         self.message = message
         self.hint = hint
 
@@ -33,7 +35,7 @@ class Scalar:
         self.check = check
         self.doc = doc
 
-    def validate(self, value, key):
+    def validate(self, value, key, parts=()):
         # bool is an int in Python; a policy saying `count = true` is a mistake.
         ok = isinstance(value, self.types) and not (
             isinstance(value, bool) and bool not in self.types)
@@ -62,11 +64,11 @@ class Array:
         self.item = item
         self.doc = doc
 
-    def validate(self, value, key):
+    def validate(self, value, key, parts=()):
         if not isinstance(value, list):
             raise SchemaError(key, "%s must be an array, not %r" % (key, value))
         for i, v in enumerate(value):
-            self.item.validate(v, "%s[%d]" % (key, i))
+            self.item.validate(v, "%s[%d]" % (key, i), parts)
 
 
 class Table:
@@ -80,24 +82,30 @@ class Table:
         self.extra_doc = extra_doc
         self.doc = doc
 
-    def validate(self, value, key):
+    def validate(self, value, key, parts=()):
         if not isinstance(value, dict):
             raise SchemaError(key, "%s must be a table, not %r" % (key or "policy", value))
         for name, sub in value.items():
             sub_key = "%s.%s" % (key, name) if key else name
+            sub_parts = parts + (name,)
             spec = self.fields.get(name)
             if spec is None and self.extra is not None:
                 if self.extra_key is not None and not self.extra_key.match(name):
                     raise SchemaError(sub_key, "%r is not a valid key in [%s]" % (name, key),
-                                      self.extra_doc or None)
+                                      self.extra_doc or None, parts=sub_parts)
                 spec = self.extra
             if spec is None:
                 close = difflib.get_close_matches(name, list(self.fields), 1)
                 raise SchemaError(
                     sub_key, "unknown key %r in table %s" % (name, key or "root"),
                     "did you mean %r?" % close[0] if close else
-                    "known keys: %s" % ", ".join(sorted(self.fields)))
-            spec.validate(sub, sub_key)
+                    "known keys: %s" % ", ".join(sorted(self.fields)), parts=sub_parts)
+            try:
+                spec.validate(sub, sub_key, sub_parts)
+            except SchemaError as e:
+                if e.parts is None:
+                    e.parts = sub_parts
+                raise
 
 
 class TableArray:
@@ -106,11 +114,11 @@ class TableArray:
     def __init__(self, table):
         self.table = table
 
-    def validate(self, value, key):
+    def validate(self, value, key, parts=()):
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise SchemaError(key, "%s must be an array of tables ([[%s]])" % (key, key))
         for i, v in enumerate(value):
-            self.table.validate(v, "%s[%d]" % (key, i))
+            self.table.validate(v, "%s[%d]" % (key, i), parts)
 
 
 class Either:
@@ -119,15 +127,15 @@ class Either:
     def __init__(self, *alternatives):
         self.alternatives = alternatives
 
-    def validate(self, value, key):
+    def validate(self, value, key, parts=()):
         for alt in self.alternatives:
             if isinstance(alt, Table) and isinstance(value, dict):
-                return alt.validate(value, key)
+                return alt.validate(value, key, parts)
             if isinstance(alt, Array) and isinstance(value, list):
-                return alt.validate(value, key)
+                return alt.validate(value, key, parts)
             if isinstance(alt, Scalar) and isinstance(value, alt.types) and not isinstance(value, (dict, list)):
-                return alt.validate(value, key)
-        self.alternatives[0].validate(value, key)
+                return alt.validate(value, key, parts)
+        self.alternatives[0].validate(value, key, parts)
 
 
 WHY = Scalar(str, doc="why this rule exists; shown in the plan")

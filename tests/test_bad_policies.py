@@ -1,0 +1,56 @@
+"""A corpus of bad policies: each gives one clear line naming file, line and
+key, exit status 2, no traceback, and nothing is written to the host."""
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, tree_digest
+
+CASES = sorted((Path(__file__).parent / "cases" / "bad_policies").glob("*.toml"))
+
+
+def _expect(path):
+    first = path.read_bytes().split(b"\n", 1)[0].decode()
+    assert first.startswith("# expect: "), path
+    return first[len("# expect: "):]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
+@pytest.mark.parametrize("command", ["plan", "apply", "check"])
+def test_bad_policy_is_one_line_and_changes_nothing(case, command, capture, cli):
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    before = tree_digest(root, ignore=())
+    args = [command, "--root", root, "--policy", case] + (["--yes"] if command == "apply" else [])
+    status, out, err = cli(*args)
+    assert status == (3 if command == "check" else 2)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("numatune: %s" % case), lines[0]
+    assert re.search(_expect(case), lines[0]), (lines[0], _expect(case))
+    assert "Traceback" not in err and out == ""
+    assert tree_digest(root, ignore=()) == before
+
+
+def test_real_process_prints_no_traceback(capture):
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    status, out, err = run_cli("apply", "--yes", "--root", root, "--policy", CASES[0])
+    assert status == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["plan", "--only", "memroy"], r"unknown area 'memroy' \(did you mean 'memory'\?\)"),
+    (["plan", "--root", "/nonexistent-root"], r"--root /nonexistent-root: no such directory"),
+    (["plan", "--frobnicate"], r"unrecognized arguments: --frobnicate"),
+    (["revert"], r"which transaction\?"),
+    (["apply", "--plan", "/nonexistent.json"], r"/nonexistent.json: no such plan file"),
+])
+def test_bad_arguments(args, message, cli, capture):
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    if "--root" not in args:
+        args = args + ["--root", str(root)]
+    status, out, err = cli(*args)
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert re.search(message, err), err
