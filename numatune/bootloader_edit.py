@@ -11,11 +11,12 @@ drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
 from numatune.errors import BootConfigError
 from numatune.facts.bootloader import (
-    ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files, grubenv_layout, is_rescue,
-    scan_default_grub, scan_grub_cfg, split_args, variable_name)
+    ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files, encode, grubenv_layout,
+    is_rescue, scan_default_grub, scan_grub_cfg, split_args, variable_name)
 
-# hugepages=N applies to the hugepagesz= before it, so these keep their order as one group:
-# adding any of them rewrites the whole group at the end of the line.
+# hugepages=N counts pages of the hugepagesz= before it, so a new value of these goes to the
+# end of the line rather than into the old one's place: adding hugepagesz= then hugepages=,
+# together or in two edits, leaves them last and in that order.
 HUGEPAGE_KEYS = ("default_hugepagesz", "hugepagesz", "hugepages")
 # Characters an added argument may not carry: each would need quoting in one of the files.
 _UNSAFE = set("\"'\\$`#;&|<>(){}") | {"\n", "\r", "\t", " "}
@@ -37,7 +38,7 @@ def check_args(add, remove):
     for arg in list(add) + list(remove):
         if not arg or _UNSAFE & set(arg) or arg.startswith("="):
             raise ValueError("kernel argument %r cannot be written safely to the bootloader" % arg)
-    keys = [arg_key(a) for a in add if arg_key(a) not in HUGEPAGE_KEYS]
+    keys = [arg_key(a) for a in add]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
         raise ValueError("kernel argument %s is added twice with different values" % dup[0])
@@ -52,24 +53,17 @@ def _edit(tokens, add, remove, strip_only=False):
     check_args(add, remove)
     out = [(i, t) for i, t in enumerate(tokens)
            if variable_name(t) or not any(arg_matches(t, r) for r in remove)]
-    group = [a for a in add if arg_key(a) in HUGEPAGE_KEYS]
-    if group and [t for _, t in out if arg_key(t) in HUGEPAGE_KEYS] != group:
-        out = [item for item in out if arg_key(item[1]) not in HUGEPAGE_KEYS]
-        if not strip_only:
-            out += [(None, a) for a in group]
     for arg in add:
-        if arg in group:
-            continue
         key = arg_key(arg)
         same = [n for n, (_, t) in enumerate(out) if arg_key(t) == key]
         keep = [n for n in same if out[n][1] == arg]
         drop = set(n for n in same if out[n][1] != arg)
-        if not keep and same and not strip_only:
+        if not keep and same and not strip_only and key not in HUGEPAGE_KEYS:
             # The new value takes the first old one's place: a diff then reads as one change.
             out[same[0]] = (out[same[0]][0], arg)
             drop.discard(same[0])
         out = [item for n, item in enumerate(out) if n not in drop]
-        if not keep and not same and not strip_only:
+        if not keep and not strip_only and (not same or key in HUGEPAGE_KEYS):
             out.append((None, arg))
     return out
 
@@ -227,7 +221,7 @@ def edit_grub_cfg(text, add, remove):
     entries, _ = scan_grub_cfg(text)
     lines = text.splitlines(keepends=True)
     for entry in entries:
-        if _rescue_menu(entry):
+        if is_rescue(entry.title, "", entry.kernel):
             continue
         line = lines[entry.lineno]
         body = line.rstrip("\r\n")
@@ -235,10 +229,6 @@ def edit_grub_cfg(text, add, remove):
                                + edit_arg_text(body[entry.args_start:], add, remove)
                                + line[len(body):])
     return "".join(lines)
-
-
-def _rescue_menu(entry):
-    return is_rescue(entry.title, "", entry.kernel)
 
 
 # EDITORS[name](content, add, remove): "grubenv" takes and returns bytes, the others str.
@@ -292,8 +282,9 @@ def plan_boot_edits(cfg, add, remove):
     check_args(add, remove)
     contents, changed = dict(cfg.contents), []
     for path, name in _targets(cfg):
-        new = apply_editor(name, contents[path], add, remove, path)
-        if new != contents[path]:
+        old = encode(contents[path])
+        new = apply_editor(name, old, add, remove, path)
+        if new != old:
             contents[path] = new
             changed.append((path, name))
     after = boot_config_from_files(
@@ -323,18 +314,18 @@ def missing_in_entries(cfg, present, absent):
     """[(entry path, problem)] for non-rescue entries that lack or carry the wrong arguments.
 
     "present" wants that exact token as the last value of its key (the one the kernel
-    keeps), and the hugepage arguments as exactly that sequence; "absent" "numa=off" is broken only by that token, "numa" by numa or numa=*.
+    keeps), and several hugepage arguments in that order; "absent" "numa=off" is
+    broken only by that token, "numa" by numa or numa=*.
     """
     out = []
     group = [a for a in present if arg_key(a) in HUGEPAGE_KEYS]
+    keys = {arg_key(a) for a in group}
     for entry in cfg.entries:
         if entry.rescue:
             continue
-        if group and [t for t in entry.args if arg_key(t) in HUGEPAGE_KEYS] != group:
+        if len(group) > 1 and [t for t in entry.args if arg_key(t) in keys] != group:
             out.append((entry.path, "lacks %s" % " ".join(group)))
         for arg in present:
-            if arg in group:
-                continue
             values = [t for t in entry.args if arg_key(t) == arg_key(arg)]
             if not values or values[-1] != arg:
                 out.append((entry.path, "lacks %s" % arg))

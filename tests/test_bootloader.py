@@ -1,16 +1,18 @@
 """Bootloader facts and edits, checked against real captures in ../shared/realdata/grub."""
+import json
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
 from numatune.bootloader_edit import (
-    EDITORS, apply_editor, edit_args, edit_bls_entry, edit_default_grub, edit_grub_cfg,
+    EDITORS, apply_editor, edit_arg_text, edit_args, edit_bls_entry, edit_default_grub, edit_grub_cfg,
     edit_grubenv, edit_kernel_cmdline, missing_in_entries, plan_boot_edits)
 from numatune.errors import BootConfigError
 from numatune.facts.bootloader import (
-    GRUBENV_HEADER, parse_bls_entry, parse_default_grub, parse_grubenv, read_boot_config,
+    GRUBENV_HEADER, BootConfig, BootEntry, parse_bls_entry, parse_default_grub, parse_grubenv, read_boot_config,
     scan_grub_cfg, split_args)
 from numatune.root import Root
 
@@ -54,6 +56,13 @@ def put(root, host_path, data):
     else:
         target.write_bytes(data)
     return target
+
+
+def through_json(cfg):
+    """The config as the engine stores facts (asdict -> JSON) and rebuilds it."""
+    raw = json.loads(json.dumps(asdict(cfg)))
+    raw["entries"] = [BootEntry(**e) for e in raw["entries"]]
+    return BootConfig(**raw)
 
 
 def changed_lines(old, new):
@@ -279,18 +288,24 @@ def test_edit_args_semantics():
     with pytest.raises(ValueError):
         edit_args([], ["numa=off"], ["numa"])
     with pytest.raises(ValueError):
-        edit_args([], ["isolcpus=1", "isolcpus=2"], [])
+        edit_args([], ["hugepagesz=1G", "hugepagesz=2M"], [])
 
 
-def test_hugepage_arguments_move_as_one_ordered_group():
-    args = ["ro", "hugepagesz=2M", "hugepages=512", "quiet", "hugepagesz=1G", "hugepages=4"]
+def test_hugepage_arguments_go_last_in_the_order_given():
+    args = ["ro", "hugepages=512", "quiet"]
     want = ["hugepagesz=1G", "hugepages=16"]
-    assert edit_args(args, want, []) == ["ro", "quiet", "hugepagesz=1G", "hugepages=16"]
-    both = ["hugepagesz=2M", "hugepages=512", "hugepagesz=1G", "hugepages=4"]
-    assert edit_args(args, both, []) == args  # already that sequence
+    together = edit_args(args, want, [])
+    assert together == ["ro", "quiet", "hugepagesz=1G", "hugepages=16"]
+    # The engine edits one argument at a time: same result.
+    assert edit_args(edit_args(args, want[:1], []), want[1:], []) == together
+    assert edit_args(together, want, []) == together
+    cfg = BootConfig("bls", [BootEntry("/e", "t", "1", together, "")], "", None, "", None, "", [],
+                     "", [])
+    assert missing_in_entries(cfg, want, []) == []
+    cfg.entries[0].args = ["hugepages=16", "hugepagesz=1G"]
+    assert missing_in_entries(cfg, want, []) == [("/e", "lacks hugepagesz=1G hugepages=16")]
     text = "ro hugepages=16  hugepagesz=1G quiet"
-    from numatune.bootloader_edit import edit_arg_text
-    assert edit_arg_text(text, want, []) == "ro quiet hugepagesz=1G hugepages=16"
+    assert edit_arg_text(text, ["hugepages=16"], []) == text
 
 
 _names = st.sampled_from(["numa", "quiet", "ro", "isolcpus", "hugepages", "hugepagesz",
@@ -309,8 +324,6 @@ def test_edit_args_property(args, add, remove, data):
     assert all(a in out for a in add)
     assert not any(_hits(t, r) for t in out for r in remove)
     keys = {a.split("=")[0] for a in add}
-    if keys & {"hugepages", "hugepagesz"}:
-        keys |= {"hugepages", "hugepagesz"}
     untouched = [t for t in args if t.split("=")[0] not in keys
                  and not any(_hits(t, r) for r in remove)]
     assert [t for t in out if t in untouched] == untouched
@@ -321,15 +334,13 @@ def test_edit_args_property(args, add, remove, data):
        st.sampled_from(["", " ", "\n", "  \n"]), st.lists(_arg, max_size=3),
        st.lists(_arg, max_size=3))
 def test_edit_arg_text_matches_edit_args_and_keeps_spacing(pieces, tail, add, remove):
-    from numatune.bootloader_edit import edit_arg_text
     text = "".join(sep + arg for sep, arg in pieces) + tail
     add = list({a.split("=")[0]: a for a in add}.values())
     remove = [r for r in remove if not any(_hits(a, r) for a in add)]
     new = edit_arg_text(text, add, remove)
     assert split_args(new) == edit_args(split_args(text), add, remove)
     assert new.endswith(tail)
-    fresh = [a for a in add if a.split("=")[0] not in {t.split("=")[0] for t in split_args(text)}
-             and a.split("=")[0] not in ("hugepages", "hugepagesz")]
+    fresh = [a for a in add if a.split("=")[0] not in {t.split("=")[0] for t in split_args(text)}]
     if fresh:
         assert edit_arg_text(edit_arg_text(text, fresh, []), [], fresh) == text
 
@@ -364,6 +375,7 @@ def test_rhel84_kernelopts_and_tuned_params(rhel84):
                          "/boot/grub2/grubenv", "/etc/default/grub"]
 
     plan = plan_boot_edits(cfg, ["numa_balancing=disable"], ["noapic"])
+    assert plan_boot_edits(through_json(cfg), ["numa_balancing=disable"], ["noapic"]) == plan
     assert plan == [("/boot/loader/entries/" + RHEL80, "bls"), ("/boot/grub2/grubenv", "grubenv"),
                     ("/etc/default/grub", "default_grub")]
     assert missing_in_entries(cfg, ["numa_balancing=disable"], ["noapic"]) == [
@@ -444,6 +456,7 @@ def test_rhel7_legacy(tmp_path):
     assert cfg.files == ["/boot/grub2/grubenv", "/boot/grub2/grub.cfg", "/etc/default/grub"]
     plan = plan_boot_edits(cfg, ["numa=off"], [])
     assert plan == [("/boot/grub2/grub.cfg", "grub_cfg"), ("/etc/default/grub", "default_grub")]
+    assert plan_boot_edits(through_json(cfg), ["numa=off"], []) == plan
     assert plan_boot_edits(cfg, [], ["LANG"]) == [("/boot/grub2/grub.cfg", "grub_cfg")]
     with pytest.raises(BootConfigError, match="carries isolcpus=1,3"):
         plan_boot_edits(cfg, [], ["isolcpus"])
@@ -474,3 +487,12 @@ def test_malformed_files_stop_the_read(tmp_path, host_path, fixture, match):
     put(tmp_path, host_path, fixture)
     with pytest.raises(BootConfigError, match=match):
         read_boot_config(Root(str(tmp_path)))
+
+
+def test_non_utf8_bytes_survive_facts_and_edits(tmp_path):
+    entry = (ENTRIES / RHEL95).read_bytes().replace(b"(Plow)", b"(Pl\xf6w)")
+    put(tmp_path, "/boot/loader/entries/" + RHEL95, entry)
+    cfg = through_json(read_boot_config(Root(str(tmp_path))))
+    assert plan_boot_edits(cfg, ["numa=off"], []) == [("/boot/loader/entries/" + RHEL95, "bls")]
+    new = apply_editor("bls", entry, ["numa=off"], [])
+    assert b"(Pl\xf6w)" in new and apply_editor("bls", new, [], ["numa=off"]) == entry

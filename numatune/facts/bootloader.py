@@ -58,7 +58,8 @@ class BootConfig:
     # What $tuned_params expands to: grub.cfg's 00_tuned `set` (it runs after load_env), else
     # grubenv; None if set nowhere.
     tuned_params: list = None
-    # Host path -> bytes as read, so edits are planned against exactly what was seen.
+    # Host path -> content as read, so edits are planned against exactly what was seen.
+    # Text decoded with surrogateescape (encode() gives the bytes back) to stay JSON-safe.
     contents: dict = field(default_factory=dict, repr=False)
 
 
@@ -260,7 +261,8 @@ class GrubMenuEntry:
 
 
 def scan_grub_cfg(text):
-    """Menuentries with a linux/linux16/linuxefi line, and the last `set` of kernelopts/tuned_params."""
+    """Menuentries with a linux/linux16/linuxefi line; the last top-level `set` of
+    kernelopts and tuned_params."""
     entries, sets, stack = [], {}, []
     for n, line in enumerate(text.splitlines()):
         words = line.split()
@@ -300,7 +302,11 @@ def has_blscfg(text):
 # --- assembly --------------------------------------------------------------------------
 
 def decode(data):
-    return data.decode(*ENCODING)
+    return data.decode(*ENCODING) if isinstance(data, bytes) else data
+
+
+def encode(text):
+    return text.encode(*ENCODING) if isinstance(text, str) else text
 
 
 def read_boot_config(root):
@@ -338,8 +344,9 @@ def _first_file(root, candidates):
 
 def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_grub_path="",
                            kernel_cmdline_path="", grub_cfg_path=""):
-    """Pure assembly of a BootConfig from file bytes (host path -> bytes)."""
-    env = parse_grubenv(contents[grubenv_path], grubenv_path) if grubenv_path else {}
+    """Pure assembly of a BootConfig from file contents (host path -> bytes or str)."""
+    contents = {path: decode(data) for path, data in contents.items()}
+    env = parse_grubenv(encode(contents[grubenv_path]), grubenv_path) if grubenv_path else {}
     default = (parse_default_grub(decode(contents[default_grub_path]), default_grub_path)
                if default_grub_path else {})
     cfg_text = decode(contents[grub_cfg_path]) if grub_cfg_path else ""
