@@ -88,6 +88,8 @@ def _undo(root, journal, seq_ops, reason, force=False, interrupted=()):
     for seq, op in seq_ops:
         kind = appliers.for_op(op)
         try:
+            if hasattr(kind, "cleanup"):
+                kind.cleanup(root, op)
             if kind.current_matches(root, op, "before"):
                 journal.append({"t": "undone", "seq": seq, "note": "already as before"})
                 continue

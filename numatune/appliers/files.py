@@ -54,9 +54,21 @@ def capture(root, write):
             "created_dirs": list(reversed(missing)), "unchanged": old == new}
 
 
+def _tmp_path(real):
+    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
+
+
+def cleanup(root, op):
+    """Remove the temp file a run killed between write and rename left behind."""
+    try:
+        os.unlink(_tmp_path(root.join(op["path"])))
+    except FileNotFoundError:
+        pass
+
+
 def _atomic_write(root, path, data, mode, uid, gid):
     real = root.join(path)
-    tmp = os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
+    tmp = _tmp_path(real)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, data)

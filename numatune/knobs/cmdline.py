@@ -102,12 +102,7 @@ def _writes(facts, cfg, add, remove):
 def diff(data, facts):
     wanted = boot_args(data, facts)
     live = facts["host"]["cmdline"]
-    if live is not None and "numa=off" in live:
-        sockets = facts["topology"]["summary"].get("sockets") or 0
-        yield Finding(id="cmdline.numa-off", severity="critical" if sockets > 1 else "warning", area="kernel",
-                      target="/proc/cmdline", rule="kernel.cmdline.absent",
-                      message="running with numa=off: the kernel sees %d node(s) on a %s-socket machine"
-                              % (len(facts["topology"]["nodes"]) or 1, sockets or "?"))
+    yield from _numa_off(facts)
     if not wanted:
         return
     mine = facts[NAME]
@@ -125,7 +120,13 @@ def diff(data, facts):
         return
     for arg, present, why, rule in wanted:
         add, remove = ([arg], []) if present else ([], [arg])
-        writes = _writes(facts, cfg, add, remove)
+        try:
+            writes = _writes(facts, cfg, add, remove)
+        except BootConfigError as e:
+            yield Finding(id="cmdline.cannot-edit:" + arg, severity="critical", area="kernel", target="bootloader",
+                          rule=rule, message="cannot %s %s: %s" % ("add" if present else "remove", arg, e.message),
+                          why=e.hint or "")
+            continue
         booted_ok = live is None or _has(live, arg) == present
         verb = "add" if present else "remove"
         if writes:
@@ -146,6 +147,24 @@ def diff(data, facts):
             yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
                                                                             else "absent"), "kernel")
     yield from _entry_findings(cfg, wanted)
+
+
+def _numa_off(facts):
+    live = facts["host"]["cmdline"]
+    if live is None or "numa=off" not in live:
+        return
+    sockets = facts["topology"]["summary"].get("sockets") or 0
+    pending = False
+    if facts[NAME]["config"] is not None:
+        cfg = _config(facts)
+        entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
+        pending = bool(entries) and not any(_has(e.args, "numa=off") for e in entries)
+    message = "running with numa=off: the kernel sees %d node(s) on a %s-socket machine" % (
+        len(facts["topology"]["nodes"]) or 1, sockets or "?")
+    if pending:
+        message += " (removed from the bootloader: clears at the next reboot)"
+    yield Finding(id="cmdline.numa-off", severity="critical" if sockets > 1 and not pending else "warning",
+                  area="kernel", target="/proc/cmdline", rule="kernel.cmdline.absent", message=message)
 
 
 def _entry_findings(cfg, wanted):

@@ -1,0 +1,108 @@
+"""Against this machine's real kernel: set a real sysctl through numatune on
+`/`, read it back from the kernel, revert, and find the original. Also the
+refusal to touch `/` without root."""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="writes /proc/sys: needs root")
+STATE = Path("/var/lib/numatune")
+KEY = Path("/proc/sys/vm/stat_interval")
+
+
+@pytest.fixture
+def real_state():
+    """Remove what the test's own journal adds to /var/lib/numatune."""
+    existed = STATE.exists()
+    journal = STATE / "journal"
+    old = set(journal.glob("*.jsonl")) if journal.exists() else set()
+    yield
+    if journal.exists():
+        for path in set(journal.glob("*.jsonl")) - old:
+            path.unlink()
+    if not existed and STATE.exists():
+        shutil.rmtree(STATE)
+
+
+@needs_root
+def test_real_sysctl_set_and_revert(tmp_path, real_state):
+    original = KEY.read_text()
+    wanted = "7" if original.strip() != "7" else "8"
+    policy = write(tmp_path, "p.toml", '[sysctl]\n"vm.stat_interval" = %s\n' % wanted)
+    try:
+        status, out, err = run_cli("plan", "--policy", policy, "--format", "json")
+        assert status == 0, err
+        status, out, err = run_cli("apply", "--yes", "--live-only", "--policy", policy)
+        assert status == 0, out + err
+        assert KEY.read_text().strip() == wanted
+        assert "applied and verified" in out
+        # Persistent changes were not asked for: the real /etc is untouched.
+        assert not Path("/etc/sysctl.d/90-numatune.conf").exists()
+        status, out, err = run_cli("revert", "--last")
+        assert status == 0, out + err
+        assert KEY.read_text() == original
+    finally:
+        KEY.write_text(original)
+
+
+@needs_root
+def test_kernel_refusal_rolls_back(tmp_path, real_state):
+    """The kernel refuses a value (EINVAL): the run rolls back what it did."""
+    original = KEY.read_text()
+    swappiness = Path("/proc/sys/vm/swappiness")
+    original_swappiness = swappiness.read_text()
+    # stat_interval is written first (policy order), then the kernel refuses swappiness > 200.
+    policy = write(tmp_path, "p.toml", '[sysctl]\n"vm.stat_interval" = %s\n"vm.swappiness" = 500\n'
+                   % ("7" if original.strip() != "7" else "8"))
+    try:
+        status, out, err = run_cli("apply", "--yes", "--live-only", "--policy", policy)
+        assert status == 1, out + err
+        assert "vm.swappiness" in err and "Invalid argument" in err and "rolled back 2 write(s)" in err
+        assert err.count("\n") == 1
+        assert swappiness.read_text() == original_swappiness
+        assert KEY.read_text() == original
+    finally:
+        KEY.write_text(original)
+        swappiness.write_text(original_swappiness)
+
+
+REFUSAL = ("numatune: numatune changes the real / only as root "
+           "(run it with sudo, or use --root DIR on a copy)")
+
+
+@pytest.mark.parametrize("command", [["apply", "--yes"], ["revert", "--last"]])
+def test_non_root_is_refused_on_the_real_root(tmp_path, cli, monkeypatch, command):
+    policy = write(tmp_path, "p.toml", '[sysctl]\n"vm.stat_interval" = 9\n')
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    args = command + (["--policy", policy] if command[0] == "apply" else [])
+    status, out, err = cli(*args)
+    assert status == 2
+    assert err.strip() == REFUSAL
+
+
+@needs_root
+def test_non_root_process_is_refused():
+    """The same as a real unprivileged process (Debian's own python3, which nobody may run)."""
+    import pwd
+    import subprocess
+    from conftest import REPO
+    python = "/usr/bin/python3"
+    if not os.access(python, os.X_OK):
+        pytest.skip("no system python3 for an unprivileged user")
+    nobody = pwd.getpwnam("nobody")
+    def drop():
+        os.setgid(nobody.pw_gid)
+        os.setuid(nobody.pw_uid)
+    probe = subprocess.run([python, "-c", "import sys; sys.path.insert(0, %r); import numatune.cli" % str(REPO)],
+                           preexec_fn=drop, capture_output=True, text=True, cwd="/")
+    if probe.returncode != 0:
+        pytest.skip("nobody cannot read the checkout: %s" % probe.stderr.strip().splitlines()[-1:])
+    env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1")
+    proc = subprocess.run([python, "-m", "numatune", "apply", "--yes", "--policy", "oracle-numa"],
+                          capture_output=True, text=True, env=env, preexec_fn=drop, cwd="/")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == REFUSAL
