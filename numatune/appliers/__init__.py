@@ -8,9 +8,9 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
-from . import commands, files, values
+from . import cgroup, commands, files, values
 
-KINDS = {"value": values, "file": files, "command": commands}
+KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup}
 
 
 def for_op(op):

@@ -1,0 +1,137 @@
+"""Persistent cpusets: libcgroup's cgconfig.conf groups and systemd slice
+units. Pure parsers and editors (text in, text out); the cpuset family plans
+the writes and the file applier journals them byte for byte.
+
+cgconfig (cgconfigparser at boot, or ``service cgconfig restart``) recreates
+its groups with the values in the file, overwriting live changes, so the
+cpuset family plans the file and the live cgroup together.
+"""
+import re
+
+HEADER = "# Managed by numatune: `numatune apply` rewrites this group, `numatune revert` restores it.\n"
+
+
+def _block_end(text, start):
+    """Index just past the brace that closes the one opened at ``start``."""
+    depth = 0
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if ch == "#":
+            nl = text.find("\n", i)
+            i = len(text) if nl < 0 else nl
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def find_group(text, name):
+    """(start, end) of ``group NAME { ... }`` in cgconfig text, or None."""
+    for m in re.finditer(r"(?m)^[ \t]*group[ \t]+(\S+)[ \t\n]*\{", text or ""):
+        if m.group(1) == name:
+            end = _block_end(text, m.end() - 1)
+            if end > 0:
+                return m.start(), end
+    return None
+
+
+def group_settings(text, name):
+    """{"cpuset.cpus": "0-3", ..., "uid": ..., "gid": ...} of a group, or None."""
+    span = find_group(text, name)
+    if span is None:
+        return None
+    block = text[span[0]:span[1]]
+    out = {}
+    m = re.search(r"\bcpuset[ \t\n]*\{([^}]*)\}", block)
+    if m:
+        for key, value in re.findall(r"([A-Za-z_.]+)\s*=\s*\"?([^\";]*)\"?\s*;", m.group(1)):
+            out[key if key.startswith("cpuset.") else "cpuset." + key] = value.strip()
+    m = re.search(r"\btask[ \t\n]*\{([^}]*)\}", block)
+    if m:
+        for key, value in re.findall(r"\b(uid|gid)\s*=\s*([^;\s]+)\s*;", m.group(1)):
+            out[key] = value
+    return out
+
+
+def render_group(name, settings, uid=None, gid=None):
+    lines = ["group %s {" % name]
+    if uid is not None:
+        # Oracle's processes join the group as the owner: both task and admin.
+        lines += ["    perm {",
+                  "        task { uid = %s; gid = %s; }" % (uid, gid),
+                  "        admin { uid = %s; gid = %s; }" % (uid, gid),
+                  "    }"]
+    lines.append("    cpuset {")
+    for key, value in settings:
+        lines.append('        %s = "%s";' % (key, value))
+    lines += ["    }", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def cgconfig_group(text, name, settings, uid=None, gid=None):
+    """Editor: put ``group NAME`` with ``settings`` ([[key, value]]) in the file."""
+    block = render_group(name, settings, uid, gid)
+    if text is None:
+        return HEADER + block
+    span = find_group(text, name)
+    if span is None:
+        sep = "" if not text or text.endswith("\n") else "\n"
+        return text + sep + block
+    return text[:span[0]] + block.rstrip("\n") + text[span[1]:]
+
+
+def parse_unit(text):
+    """{"Section": {"Key": "value"}} of a systemd unit (last one wins)."""
+    out, section = {}, None
+    for line in (text or "").splitlines():
+        s = line.strip()
+        if not s or s[0] in "#;":
+            continue
+        if s.startswith("[") and s.endswith("]"):
+            section = out.setdefault(s[1:-1], {})
+        elif "=" in s and section is not None:
+            key, _, value = s.partition("=")
+            section[key.strip()] = value.strip()
+    return out
+
+
+def slice_set(text, settings, description=""):
+    """Editor: set ``settings`` ({key: value}) in the [Slice] section."""
+    if text is None:
+        text = "# Managed by numatune.\n[Unit]\nDescription=%s\n\n[Slice]\n" % (description or "numatune cpuset")
+    lines = text.splitlines(True)
+    out, section, done = [], None, set()
+    slice_at = None
+    for line in lines:
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]"):
+            section = s[1:-1]
+            out.append(line)
+            if section == "Slice":
+                slice_at = len(out)
+            continue
+        key = s.partition("=")[0].strip() if "=" in s and not s.startswith(("#", ";")) else None
+        if section == "Slice" and key in settings:
+            if key not in done:
+                out.append("%s=%s\n" % (key, settings[key]))
+                done.add(key)
+            continue
+        out.append(line)
+    missing = ["%s=%s\n" % (k, v) for k, v in settings.items() if k not in done]
+    if slice_at is None:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append("\n[Slice]\n")
+        out.extend(missing)
+    else:
+        out[slice_at:slice_at] = missing
+    return "".join(out)
+
+
+EDITORS = {"cgconfig_group": cgconfig_group, "slice_set": slice_set}
