@@ -63,8 +63,11 @@ def diff(data, facts):
     count = hp["count"]
     topo = facts["topology"]
     per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
+    refused = False
     if per_node:
-        yield from _live_per_node(hp, kb, count, topo, why)
+        for item in _live_per_node(hp, kb, count, topo, why):
+            refused = refused or getattr(item, "id", "").startswith("hugepages.too-big")
+            yield item
     elif str(kb) in topo["hugepages"]:
         current = topo["hugepages"][str(kb)].get("nr")
         path = "/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages" % kb
@@ -80,6 +83,9 @@ def diff(data, facts):
                       rule="hugepages.size",
                       message="this kernel has no %s HugePages pool (no hugepages-%dkB in sysfs)"
                               % (hp.get("size", "2M"), kb))
+        return
+    if refused:
+        # The boot-time allocation would starve the node just the same.
         return
     default_kb = topo["meminfo"].get("Hugepagesize", 2048)
     if kb == default_kb:
