@@ -64,7 +64,7 @@ def saved_changes(saved, fresh):
     return out
 
 
-def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None):
+def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
     Returns (txid, ops, findings after apply)."""
@@ -85,7 +85,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
 
     with RunLock(root):
         refuse_if_interrupted(root)
-        txid, ops = apply_changes(root, changes, command=command, policy=policy.data,
+        txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,
                                   verify=verify, on_write=on_write)
     findings = list(after["plan"].findings) if "plan" in after else []
     if "facts" in after:

@@ -26,9 +26,12 @@ def refuse_if_interrupted(root):
                                "run `numatune revert %s` to finish undoing it first" % tx.txid)
 
 
-def apply_changes(root, changes, command="apply", policy=None, verify=None, on_write=None):
-    """Journal, write and verify ``changes``; returns (txid, ops)."""
-    txid = new_txid()
+def apply_changes(root, changes, command="apply", policy=None, verify=None, on_write=None, txid=None):
+    """Journal, write and verify ``changes``; returns (txid, ops).
+
+    ``txid`` is given when something must know it before the first write
+    (the confirm-window watchdog)."""
+    txid = txid or new_txid()
     journal = Journal(root, txid).open()
     journal.append({"t": "begin", "txid": txid, "time": _now(), "command": command,
                     "root": root.path, "policy": policy or {},
