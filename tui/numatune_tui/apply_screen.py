@@ -1,0 +1,180 @@
+"""Applying the selected changes: what the confirmation says, then a
+progress view while the engine journals, writes and verifies in a worker
+thread. A failure and the automatic rollback are shown write by write."""
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
+
+from numatune import appliers, engine
+from numatune.errors import NumatuneError
+from numatune.journal import list_transactions
+from numatune.model import Plan
+
+from .rows import STYLE, value_text
+
+
+def confirm_text(changes):
+    """What the confirmation lists: every change, then the consequences."""
+    t = Text()
+    writes = sum(len(c.writes) for c in changes)
+    t.append("%d change(s), %d write(s), journaled first and rolled back on any failure.\n\n"
+             % (len(changes), writes))
+    reboot = [c for c in changes if c.reboot_required]
+    restart = [c for c in changes if c.restart_required]
+    high = [c for c in changes if c.risk == "high"]
+    if reboot:
+        t.append("%d take effect only at the next reboot.\n" % len(reboot), style="bold magenta")
+    if restart:
+        t.append("%d take effect only after a restart (the instance or the service).\n" % len(restart),
+                 style="bold yellow")
+    if high:
+        t.append("%d are high risk.\n" % len(high), style="bold red")
+    if not (reboot or restart):
+        t.append("No reboot or restart needed.\n", style="green")
+    t.append("\n")
+    for c in changes:
+        t.append("%-10s " % c.scope, style=STYLE.get(c.scope, ""))
+        t.append("%s: %s → %s\n" % (c.target, value_text(c.current), value_text(c.desired)))
+    return t
+
+
+def rolled_back(root, before):
+    """What the journal says was undone in the transactions that are new
+    since ``before`` (the txids that existed before this apply)."""
+    lines = []
+    for tx in list_transactions(root):
+        if tx.txid in before:
+            continue
+        lines.append(("transaction %s: %s" % (tx.txid, tx.state), "bold"))
+        for seq in sorted(tx.ops, reverse=True):
+            op = tx.ops[seq]["op"]
+            what = appliers.for_op(op).describe(op)
+            if seq in tx.undone:
+                lines.append(("  undid %s" % what, "green"))
+            elif seq in tx.skipped:
+                lines.append(("  NOT UNDONE %s" % what, "bold red"))
+            else:
+                lines.append(("  still pending %s" % what, "bold red"))
+    return lines
+
+
+class ApplyScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back to the plan"),
+        Binding("enter", "back", "Back", show=False),
+        Binding("h", "history", "History"),
+    ]
+
+    class WriteDone(Message):
+        def __init__(self, change_id, description):
+            super().__init__()
+            self.change_id = change_id
+            self.description = description
+
+    class Finished(Message):
+        def __init__(self, txid, changes, ops, findings):
+            super().__init__()
+            self.txid = txid
+            self.changes = changes
+            self.ops = ops
+            self.findings = findings
+
+    class Failed(Message):
+        def __init__(self, error, undone):
+            super().__init__()
+            self.error = error
+            self.undone = undone
+
+    def __init__(self, changes):
+        super().__init__()
+        self.changes = changes
+        self.done = False
+        self.outcome = None  # "applied" or "failed" once the worker is through
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="apply-body"):
+            yield Static("applying %d change(s) ..." % len(self.changes), id="apply-title")
+            yield ProgressBar(total=sum(len(c.writes) for c in self.changes) or 1, show_eta=False,
+                              id="apply-progress")
+            yield RichLog(id="apply-log", wrap=True, markup=False, min_width=20)
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.app.stale = True
+        self.run_apply()
+
+    @work(thread=True, exclusive=True, group="apply")
+    def run_apply(self) -> None:
+        app = self.app
+        before = {tx.txid for tx in list_transactions(app.root)}
+
+        def on_write(change, op):
+            self.post_message(self.WriteDone(change.id, appliers.for_op(op).describe(op)))
+
+        try:
+            # Plan again and insist the host still matches what was reviewed,
+            # as `apply --plan` does with a saved plan.
+            fresh, _ = app.read_plan()
+            changes = engine.saved_changes(Plan(host={}, changes=self.changes), fresh)
+            txid, ops, findings = engine.apply(app.root, app.policy, changes, app.only, app.skip,
+                                               command="review", on_write=on_write)
+        except (NumatuneError, OSError) as e:
+            self.post_message(self.Failed(str(e), rolled_back(app.root, before)))
+            return
+        self.post_message(self.Finished(txid, changes, ops, findings))
+
+    @on(WriteDone)
+    def _write_done(self, event: WriteDone) -> None:
+        self.query_one("#apply-progress", ProgressBar).advance(1)
+        self.query_one("#apply-log", RichLog).write(Text("wrote %s" % event.description, style="green"))
+
+    @on(Finished)
+    def _finished(self, event: Finished) -> None:
+        self.done, self.outcome = True, "applied"
+        bar = self.query_one("#apply-progress", ProgressBar)
+        bar.update(total=max(len(event.ops), 1), progress=max(len(event.ops), 1))
+        log = self.query_one("#apply-log", RichLog)
+        title = Text("transaction %s: %d change(s), %d write(s) applied and verified"
+                     % (event.txid, len(event.changes), len(event.ops)), style="bold green")
+        self.query_one("#apply-title", Static).update(title)
+        log.write(title)
+        reboot = [c for c in event.changes if c.reboot_required]
+        if reboot:
+            log.write(Text("%d change(s) take effect at the next reboot." % len(reboot), style="magenta"))
+        for f in event.findings:
+            log.write(Text("%s %s" % (f.severity.upper(), f.message), style=STYLE.get(f.severity, "")))
+        root = self.app.root
+        log.write(Text("undo it from the history screen (h), or: numatune revert %s%s"
+                       % (event.txid, "" if root.is_live else " --root " + root.path), style="dim"))
+
+    @on(Failed)
+    def _failed(self, event: Failed) -> None:
+        self.done, self.outcome = True, "failed"
+        undone = any(text.startswith("  undid") for text, _ in event.undone)
+        self.query_one("#apply-title", Static).update(
+            Text("APPLY FAILED: %s" % ("the run was rolled back" if undone else "nothing was changed"),
+                 style="bold red"))
+        log = self.query_one("#apply-log", RichLog)
+        log.write(Text("numatune: %s" % event.error, style="bold red"))
+        for text, style in event.undone:
+            log.write(Text(text, style=style))
+        if not event.undone:
+            log.write(Text("nothing was written: the run stopped before its first write", style="green"))
+
+    def action_back(self) -> None:
+        if not self.done:
+            self.notify("the engine is still working; it journals every write", severity="warning")
+            return
+        self.app.pop_screen()
+
+    def action_history(self) -> None:
+        if not self.done:
+            return
+        from .history_screen import HistoryScreen
+        self.app.switch_screen(HistoryScreen())

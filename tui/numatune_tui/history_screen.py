@@ -1,0 +1,205 @@
+"""Past transactions from the journal, what each changed, and revert with
+confirmation. Reading the journal and reverting run in worker threads."""
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from numatune import appliers
+from numatune.errors import NumatuneError
+from numatune.journal import list_transactions
+from numatune.lock import RunLock
+from numatune.transaction import revert
+
+from .rows import STYLE, value_text
+
+FINAL = ("reverted", "rolled back")
+STATE_STYLE = {"applied": "green", "reverted": "dim", "rolled back": "yellow", "partly reverted": "bold yellow",
+               "interrupted": "bold red", "interrupted revert": "bold red"}
+
+
+def tx_details(tx):
+    t = Text()
+    t.append("transaction %s\n" % tx.txid, style="bold")
+    t.append("%s · %s · %s\n" % (tx.time or "?", tx.begin.get("command", "?"), tx.state),
+             style=STATE_STYLE.get(tx.state, ""))
+    t.append("\nchanges\n", style="bold underline")
+    for c in tx.changes:
+        t.append("%-10s " % c.get("scope", ""), style=STYLE.get(c.get("scope"), ""))
+        t.append("%s: %s → %s\n" % (c.get("target"), value_text(c.get("current")), value_text(c.get("desired"))))
+    t.append("\nwrites\n", style="bold underline")
+    if not tx.ops:
+        t.append("(none)\n", style="dim")
+    for seq in sorted(tx.ops):
+        op = tx.ops[seq]["op"]
+        try:
+            what = appliers.for_op(op).describe(op)
+        except KeyError:
+            what = "%s %s" % (op.get("kind"), op.get("path"))
+        status = ("undone" if seq in tx.undone else "left alone" if seq in tx.skipped
+                  else "done" if seq in tx.done else "announced, not confirmed")
+        t.append("%3d %-12s %s\n" % (seq, status, what), style="dim" if seq in tx.undone else "")
+    return t
+
+
+def revert_one(root, txid):
+    """Revert a transaction under the run lock, as `numatune revert TXID` does."""
+    from numatune.errors import UsageError
+    from numatune.journal import Transaction, read_records
+    with RunLock(root):
+        tx = Transaction(txid, read_records(root, txid))
+        if tx.state in FINAL:
+            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
+        return revert(root, tx)
+
+
+class HistoryScreen(Screen):
+    BINDINGS = [
+        Binding("r", "revert", "Revert"),
+        Binding("escape", "back", "Back to the plan"),
+        Binding("h", "back", "Plan", show=False),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, transactions, error=None):
+            super().__init__()
+            self.transactions = transactions
+            self.error = error
+
+    class Reverted(Message):
+        def __init__(self, txid, restored, skipped, failed, error=None):
+            super().__init__()
+            self.txid = txid
+            self.restored = restored
+            self.skipped = skipped
+            self.failed = failed
+            self.error = error
+
+    def __init__(self):
+        super().__init__()
+        self.transactions = []
+        self.result = None  # a Text saying how the last revert went
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("journal of %s" % self.app.root.join("/var/lib/numatune/journal"), id="history-status")
+        with Container(id="history-body"):
+            yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="tx-pane"):
+                yield Static("", id="tx-details")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#history", DataTable)
+        for label, width in (("transaction", 29), ("time", 19), ("state", 16), ("chg", 4)):
+            table.add_column(label, width=width)
+        table.loading = True
+        self.load()
+
+    @work(thread=True, exclusive=True, group="history")
+    def load(self) -> None:
+        try:
+            txs = list_transactions(self.app.root)
+        except (NumatuneError, OSError) as e:
+            self.post_message(self.Loaded([], str(e)))
+            return
+        self.post_message(self.Loaded(list(reversed(txs))))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        table = self.query_one("#history", DataTable)
+        table.loading = False
+        keep = self.current().txid if self.current() else None
+        self.transactions = event.transactions
+        table.clear()
+        for tx in self.transactions:
+            table.add_row(tx.txid, (tx.time or "?")[:19].replace("T", " "),
+                          Text(tx.state, style=STATE_STYLE.get(tx.state, "")), str(len(tx.changes)))
+        if event.error:
+            self.query_one("#tx-details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
+            return
+        if not self.transactions:
+            self.query_one("#tx-details", Static).update("no transactions in the journal yet")
+            return
+        index = next((i for i, tx in enumerate(self.transactions) if tx.txid == keep), 0)
+        table.move_cursor(row=index, animate=False)
+        table.focus()
+        self._show()
+
+    def current(self):
+        if not self.transactions:
+            return None
+        i = self.query_one("#history", DataTable).cursor_row
+        return self.transactions[i] if 0 <= i < len(self.transactions) else None
+
+    def _show(self) -> None:
+        tx = self.current()
+        if tx is None:
+            return
+        text = Text()
+        if self.result is not None:
+            text.append_text(self.result)
+            text.append("\n")
+        text.append_text(tx_details(tx))
+        self.query_one("#tx-details", Static).update(text)
+
+    @on(DataTable.RowHighlighted, "#history")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show()
+
+    def action_revert(self) -> None:
+        from .confirm import ConfirmScreen
+        tx = self.current()
+        if tx is None:
+            return
+        if tx.state in FINAL:
+            self.notify("transaction %s is already %s" % (tx.txid, tx.state), severity="warning")
+            return
+        body = Text("Put back what these writes replaced, newest first. A value changed since by someone "
+                    "else is left alone (see `numatune revert --force`).\n\n")
+        for item in tx.pending_undo():
+            op = item["op"]
+            body.append("undo %s\n" % appliers.for_op(op).describe(op))
+
+        def answered(ok):
+            if ok:
+                self.run_revert(tx.txid)
+
+        self.app.push_screen(ConfirmScreen("Revert transaction %s?" % tx.txid, body,
+                                           yes="Revert (y)", no="Cancel (n)"), answered)
+
+    @work(thread=True, exclusive=True, group="revert")
+    def run_revert(self, txid) -> None:
+        try:
+            restored, skipped, failed = revert_one(self.app.root, txid)
+        except (NumatuneError, OSError) as e:
+            self.post_message(self.Reverted(txid, [], [], [], str(e)))
+            return
+        self.post_message(self.Reverted(txid, restored, skipped, failed))
+
+    @on(Reverted)
+    def _reverted(self, event: Reverted) -> None:
+        self.app.stale = True
+        t = Text()
+        if event.error:
+            t.append("revert failed: %s\n" % event.error, style="bold red")
+        else:
+            ok = not (event.skipped or event.failed)
+            t.append("transaction %s: %d restored, %d left alone, %d failed\n"
+                     % (event.txid, len(event.restored), len(event.skipped), len(event.failed)),
+                     style="bold green" if ok else "bold red")
+            for line in event.skipped:
+                t.append("  LEFT ALONE %s: changed since by someone else\n" % line, style="yellow")
+            for line in event.failed:
+                t.append("  FAILED %s\n" % line, style="bold red")
+            if event.skipped:
+                t.append("to restore those too: numatune revert %s --force\n" % event.txid, style="dim")
+        self.result = t
+        self.load()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,170 @@
+"""What the plan table shows: changes grouped by area, the findings group,
+the filters, and each row's cells. Pure (no Textual, no I/O), so it is
+tested on plain Plan objects and shared by every screen."""
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from numatune.model import AREAS, SEVERITIES
+
+FINDINGS = "findings"
+SCOPE_SHORT = {"live": "live", "persistent": "pers", "boot": "boot"}
+RISK_SHORT = {"low": "low", "medium": "med", "high": "HIGH"}
+SEVERITY_SHORT = {"info": "info", "warning": "WARN", "critical": "CRIT"}
+# Rich style names, kept in step with render.COLORS of the text output.
+STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
+         "low": "dim", "medium": "yellow", "high": "bold red",
+         "info": "cyan", "warning": "yellow", "critical": "bold red",
+         "group": "bold", "selected": "bold green", "unselected": "dim"}
+# Fixed column widths: measured for 80 columns with the details pane below.
+COLUMNS = (("", 1), ("scope", 4), ("target", 34), ("current → desired", 22), ("", 2), ("risk", 4))
+
+
+@dataclass
+class Filters:
+    area: Optional[str] = None        # None: every area
+    severity: str = "info"            # the least severe finding shown
+    high_risk_only: bool = False
+    search: str = ""
+
+    def change_matches(self, change):
+        if self.area and change.area != self.area:
+            return False
+        if self.high_risk_only and change.risk != "high":
+            return False
+        return _contains(self.search, change.id, change.target, change.current, change.desired,
+                         change.action, change.why, change.rule)
+
+    def finding_matches(self, finding):
+        if self.area and finding.area and finding.area != self.area:
+            return False
+        if SEVERITIES.index(finding.severity) < SEVERITIES.index(self.severity):
+            return False
+        if self.high_risk_only and finding.severity != "critical":
+            return False
+        return _contains(self.search, finding.id, finding.target, finding.message, finding.why, finding.rule)
+
+    def describe(self):
+        parts = ["area %s" % (self.area or "all")]
+        if self.severity != "info":
+            parts.append("findings >= %s" % self.severity)
+        if self.high_risk_only:
+            parts.append("high risk only")
+        if self.search:
+            parts.append("/%s" % self.search)
+        return ", ".join(parts)
+
+
+def _contains(needle, *haystack):
+    if not needle:
+        return True
+    needle = needle.lower()
+    return any(needle in str(h).lower() for h in haystack if h)
+
+
+@dataclass
+class Row:
+    kind: str            # "group", "change" or "finding"
+    group: str           # the area, or FINDINGS
+    item: object = None  # the Change or Finding; None for a group row
+    count: int = 0       # group rows: how many rows the filters let through
+
+
+def groups(plan):
+    """Areas with changes, in the plan's order, then the findings group."""
+    order = {a: i for i, a in enumerate(AREAS)}
+    names = sorted({c.area for c in plan.changes}, key=lambda a: (order.get(a, len(order)), a))
+    if plan.findings:
+        names.append(FINDINGS)
+    return names
+
+
+def visible_rows(plan, filters, expanded):
+    """The table's rows: a header for every group something passes the
+    filters in, and the group's items when it is expanded."""
+    rows = []
+    for name in groups(plan):
+        if name == FINDINGS:
+            items = [("finding", f) for f in plan.findings if filters.finding_matches(f)]
+        else:
+            items = [("change", c) for c in plan.changes if c.area == name and filters.change_matches(c)]
+        if not items:
+            continue
+        rows.append(Row("group", name, None, len(items)))
+        if name in expanded:
+            rows.extend(Row(kind, name, item) for kind, item in items)
+    return rows
+
+
+def value_text(v):
+    if v is None:
+        return "(unset)"
+    return v if v != "" else '""'
+
+
+def flags(change):
+    return ("R" if change.reboot_required else "") + ("S" if change.restart_required else "")
+
+
+def cells(row, expanded, deselected, plan):
+    """[(text, style)] for each column of a row."""
+    if row.kind == "group":
+        mark = "▼" if row.group in expanded else "▶"
+        if row.group == FINDINGS:
+            label = "findings: %d" % row.count
+        else:
+            members = [c for c in plan.changes if c.area == row.group]
+            chosen = sum(1 for c in members if c.id not in deselected)
+            label = "%s: %d change%s, %d selected" % (row.group, row.count, "" if row.count == 1 else "s",
+                                                    chosen)
+        return [(mark, "group"), ("", ""), (label, "group"), ("", ""), ("", ""), ("", "")]
+    if row.kind == "finding":
+        f = row.item
+        return [(" ", ""), (SEVERITY_SHORT[f.severity], f.severity), (f.message, ""),
+                (f.target, "dim"), ("", ""), ("", "")]
+    c = row.item
+    on = c.id not in deselected
+    return [("✓" if on else "·", "selected" if on else "unselected"),
+            (SCOPE_SHORT.get(c.scope, c.scope[:4]), c.scope),
+            (c.target, ""),
+            ("%s → %s" % (value_text(c.current), value_text(c.desired)), ""),
+            (flags(c), "bold"),
+            (RISK_SHORT.get(c.risk, c.risk), c.risk)]
+
+
+def selected_changes(plan, deselected):
+    return [c for c in plan.changes if c.id not in deselected]
+
+
+def host_label(plan):
+    """Who the plan is for: the host name, else the root's last component
+    (stable across copies, unlike the full temporary path)."""
+    host = plan.host if plan else {}
+    if host.get("hostname"):
+        return host["hostname"]
+    root = host.get("root") or "/"
+    return os.path.basename(root.rstrip("/")) or "/"
+
+
+def summary(plan, deselected, filters):
+    chosen = selected_changes(plan, deselected)
+    reboot = sum(1 for c in chosen if c.reboot_required)
+    restart = sum(1 for c in chosen if c.restart_required)
+    text = "%d change%s, %d selected" % (len(plan.changes), "" if len(plan.changes) == 1 else "s", len(chosen))
+    if reboot or restart:
+        text += " (%s)" % ", ".join(p for p in ("%d reboot" % reboot if reboot else "",
+                                               "%d restart" % restart if restart else "") if p)
+    text += " · %d finding%s · %s" % (len(plan.findings), "" if len(plan.findings) == 1 else "s",
+                                      filters.describe())
+    return text
+
+
+def next_area(plan, current):
+    names = [None] + [g for g in groups(plan) if g != FINDINGS]
+    i = names.index(current) if current in names else 0
+    return names[(i + 1) % len(names)]
+
+
+def next_severity(current):
+    i = SEVERITIES.index(current)
+    return SEVERITIES[(i + 1) % len(SEVERITIES)]
