@@ -11,64 +11,92 @@ import re
 import tarfile
 import time
 
-# (directory, name regex, descend into matching subdirectories)
+# (directory, name regex, descend into matching subdirectories). Regexes are
+# POSIX ERE ([0-9], no \\d) so the standalone sh script can use them with grep -E.
 PATTERNS = [
     ("/proc", r"^(cmdline|meminfo|cpuinfo|version|mounts|interrupts)$", False),
     ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
     ("/proc/sys/vm", r".*", False),
     ("/proc/sys/net/core", r"^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$", False),
     ("/proc/sys/net/ipv4", r"^(tcp_rmem|tcp_wmem|ip_local_port_range)$", False),
-    ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node\d+)$", True),
-    ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu\d+)$", True),
+    ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", True),
+    ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+)$", True),
     ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
     ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),
     ("/sys/kernel/mm/hugepages", r".*", True),
     ("/etc", r"^(os-release|redhat-release|oracle-release|system-release|hostname|sysctl\.conf|oratab|"
              r"passwd|group)$", False),
-    ("/etc/sysctl.d", r".*\.conf$", False),
-    ("/run/sysctl.d", r".*\.conf$", False),
-    ("/usr/lib/sysctl.d", r".*\.conf$", False),
+    ("/etc/sysctl.d", r"\.conf$", False),
+    ("/run/sysctl.d", r"\.conf$", False),
+    ("/usr/lib/sysctl.d", r"\.conf$", False),
     ("/etc/default", r"^grub$", False),
     ("/etc/kernel", r"^cmdline$", False),
-    ("/boot/loader/entries", r".*\.conf$", False),
+    ("/boot/loader/entries", r"\.conf$", False),
     ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
     ("/boot/efi/EFI", r".*", True),
     ("/etc/numatune", r".*", True),
 ]
-# Inside node and cpu directories only these matter; the rest is large and unread.
-SUBDIR_KEEP = re.compile(r"^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-\d+kB|nr_hugepages|"
-                         r"free_hugepages|surplus_hugepages|topology|physical_package_id|core_id|die_id|"
-                         r"thread_siblings_list|core_siblings_list|online|cpufreq|cpuidle|EFI|.*\.cfg|grubenv|"
-                         r"[A-Za-z0-9_.-]+\.(toml|conf))$")
+# Below a descended directory only these names matter; the rest of sysfs is
+# large and never read. Directories in KEEP_ALL keep everything.
+KEEP = (r"^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_hugepages|free_hugepages|"
+        r"surplus_hugepages|topology|physical_package_id|core_id|die_id|thread_siblings_list|"
+        r"core_siblings_list|online|cpufreq|cpuidle|scaling_governor|scaling_driver|"
+        r"scaling_available_governors|current_driver|state[0-9]+|name|latency|disable|"
+        r"grub\.cfg|grubenv|.*\.(toml|conf))$")
+KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune", "/boot/efi/EFI")
+MAX_DEPTH = 5
 
 
 def walk(root):
     """Host paths (files and symlinks) a snapshot holds, sorted."""
     out = []
+    keep = re.compile(KEEP)
     for directory, pattern, descend in PATTERNS:
         rx = re.compile(pattern)
         for name in root.listdir(directory):
-            if not rx.match(name):
-                continue
-            path = "%s/%s" % (directory, name)
-            out.extend(_collect(root, path, descend, depth=0))
+            if rx.search(name):
+                out.extend(_collect(root, "%s/%s" % (directory, name), descend, keep, 1))
     return sorted(set(out))
 
 
-def _collect(root, path, descend, depth):
+def _collect(root, path, descend, keep, depth):
     real = root.join(path)
-    if os.path.islink(real) and not path.startswith("/sys/devices/system/node/node"):
+    if os.path.islink(real) and not os.path.isdir(real):
         return [path]
     if os.path.isdir(real):
-        if not descend or depth > 4:
+        if not descend or depth > MAX_DEPTH or os.path.islink(real):
             return []
         found = []
+        keep_all = path.startswith(KEEP_ALL)
         for name in root.listdir(path):
-            if depth == 0 and path.startswith("/etc/numatune") or SUBDIR_KEEP.match(name) or path.startswith(
-                    "/sys/kernel/mm/hugepages"):
-                found.extend(_collect(root, "%s/%s" % (path, name), descend, depth + 1))
+            if keep_all or keep.search(name):
+                found.extend(_collect(root, "%s/%s" % (path, name), descend, keep, depth + 1))
         return found
     return [path] if os.path.isfile(real) else []
+
+
+def sh_patterns():
+    """The pattern block of packaging/numatune-snapshot.sh, generated from PATTERNS."""
+    lines = ["KEEP='%s'" % KEEP, "KEEP_ALL='%s'" % " ".join(KEEP_ALL), "MAX_DEPTH=%d" % MAX_DEPTH,
+             "capture_all() {"]
+    for directory, pattern, descend in PATTERNS:
+        lines.append("    capture '%s' '%s' %d" % (directory, pattern, 1 if descend else 0))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def sync_sh(path):
+    """Rewrite the block between the markers; True if it changed."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = "# BEGIN PATTERNS (generated by numatune.snapshot)\n", "# END PATTERNS\n"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    new = head + begin + sh_patterns() + end + tail
+    if new != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
+    return new != text
 
 
 def capture(root, out_path):
@@ -96,3 +124,10 @@ def capture(root, out_path):
             tar.addfile(info, io.BytesIO(data))
             count += 1
     return count
+
+
+if __name__ == "__main__":
+    import sys
+    # python -m numatune.snapshot --sync-sh packaging/numatune-snapshot.sh
+    if sys.argv[1:2] == ["--sync-sh"]:
+        print("updated" if sync_sh(sys.argv[2]) else "in step")
