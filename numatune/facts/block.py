@@ -1,0 +1,245 @@
+"""Block devices: what each one is (identity, for matching) and the queue
+settings a policy asks about.
+
+Two ways to find them, with the same result on the same machine: pyudev on
+the live root (libudev gives the udev properties: ID_VENDOR, ID_SERIAL,
+ID_WWN, DM_UUID...), and plain sysfs under a ``--root`` copy, with the udev
+database files ``/run/udev/data/b<major>:<minor>`` a snapshot carries.
+Both read attributes from sysfs; only enumeration and properties differ.
+Parsing is pure and lives beside the readers.
+"""
+import fnmatch
+import os
+
+UDEV_DB = "/run/udev/data"
+# Properties worth keeping for matching; the rest (DEVLINKS, USEC_INITIALIZED,
+# DISKSEQ...) differ between libudev and the files and mean nothing to a policy.
+PROPERTY_PREFIXES = ("ID_", "DM_", "MPATH_")
+PROPERTY_KEYS = ("DEVTYPE",)
+# Kinds by kernel name; "disk" is everything else (sd, vd, xvd, hd).
+NAME_KINDS = (("loop*", "loop"), ("nvme*", "nvme"), ("md*", "md"), ("sr*", "rom"),
+              ("ram*", "ram"), ("zram*", "zram"), ("nbd*", "nbd"))
+KINDS = ("disk", "dm-multipath", "dm", "nvme", "loop", "md", "rom", "ram", "zram", "nbd")
+QUEUE_ATTRS = ("scheduler", "nr_requests", "max_sectors_kb", "max_hw_sectors_kb", "rotational", "nomerges",
+               "read_ahead_kb", "rq_affinity")
+
+
+def parse_scheduler(text):
+    """"noop deadline [cfq]" -> ("cfq", ["noop", "deadline", "cfq"]).
+
+    A file without brackets names the one scheduler there is ("none" on an
+    old nvme, or what a copied tree holds after a write)."""
+    words = (text or "").replace("\x00", "").split()
+    if not words:
+        return None, []
+    current = None
+    for w in words:
+        if w.startswith("[") and w.endswith("]"):
+            current = w[1:-1]
+    names = [w.strip("[]") for w in words]
+    if current is None:
+        if len(names) == 1:
+            return names[0], names
+        return None, names
+    return current, names
+
+
+def parse_udev_db(text):
+    """Properties (E: lines) of one udev database file."""
+    props = {}
+    for line in (text or "").splitlines():
+        if line.startswith("E:") and "=" in line:
+            key, _, value = line[2:].partition("=")
+            props[key] = value
+    return props
+
+
+def keep_properties(props):
+    return {k: v for k, v in props.items() if k.startswith(PROPERTY_PREFIXES) or k in PROPERTY_KEYS}
+
+
+def classify(name, dm_uuid):
+    if name.startswith("dm-"):
+        return "dm-multipath" if (dm_uuid or "").startswith("mpath-") else "dm"
+    for pattern, kind in NAME_KINDS:
+        if fnmatch.fnmatchcase(name, pattern):
+            return kind
+    return "disk"
+
+
+def normalize_wwn(value):
+    """"naa.60002ac0..." / "0x60002ac0..." / "360002ac0..." compare equal."""
+    v = (value or "").strip().lower()
+    for prefix in ("naa.", "eui.", "t10.", "0x"):
+        if v.startswith(prefix):
+            return v[len(prefix):]
+    return v
+
+
+def _clean(text):
+    if text is None:
+        return None
+    text = text.replace("\x00", "").strip()
+    return text or None
+
+
+def _int(text):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _numa_node(root, real_sys_path):
+    """NUMA node of the nearest ancestor (the HBA's PCI function) that says."""
+    path = real_sys_path
+    while path.startswith("/sys/devices/") and path.count("/") > 3:
+        path = os.path.dirname(path)
+        node = _int(_clean(root.read_text(path + "/numa_node")))
+        if node is not None:
+            return node if node >= 0 else None
+    return None
+
+
+def device_names(root):
+    """Whole block devices (no partitions) and where their sysfs entry is.
+
+    Old kernels and some captures list nvme only under /sys/class/block."""
+    found = {}
+    for directory in ("/sys/block", "/sys/class/block"):
+        for name in root.listdir(directory):
+            if name in found:
+                continue
+            path = "%s/%s" % (directory, name)
+            if root.exists(path + "/partition"):
+                continue
+            found[name] = path
+    return found
+
+
+def _identity(root, name, path, props):
+    """Everything a selector may look at, read from sysfs under ``root``."""
+    real = root.rel(os.path.realpath(root.join(path)))
+    dev = _clean(root.read_text(path + "/dev"))
+    dm_name = dm_uuid = None
+    if name.startswith("dm-"):
+        dm_name = _clean(root.read_text(path + "/dm/name"))
+        dm_uuid = _clean(root.read_text(path + "/dm/uuid"))
+    vendor = model = wwid = None
+    if root.exists(path + "/device"):
+        vendor = _clean(root.read_text(path + "/device/vendor"))
+        model = _clean(root.read_text(path + "/device/model"))
+        wwid = _clean(root.read_text(path + "/device/wwid"))
+    sectors = _int(_clean(root.read_text(path + "/size")))
+    current, available = parse_scheduler(root.read_text(path + "/queue/scheduler"))
+    kind = classify(name, dm_uuid)
+    rotational = _int(_clean(root.read_text(path + "/queue/rotational")))
+    return {
+        "name": name,
+        "kind": kind,
+        "dev": dev,
+        "sysfs": path,
+        "size": sectors * 512 if sectors is not None else None,
+        "vendor": vendor or props.get("ID_VENDOR"),
+        "model": model or props.get("ID_MODEL"),
+        "wwn": props.get("ID_WWN_WITH_EXTENSION") or props.get("ID_WWN") or wwid,
+        "dm_name": dm_name or props.get("DM_NAME"),
+        "dm_uuid": dm_uuid or props.get("DM_UUID"),
+        "rotational": rotational,
+        "scheduler": {"current": current, "available": available},
+        "slaves": root.listdir(path + "/slaves"),
+        "holders": root.listdir(path + "/holders"),
+        "numa_node": _numa_node(root, real),
+        "udev": keep_properties(props),
+        # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
+        # never the ones a multipath map inherits below.
+        "attrs": {"vendor": vendor, "model": model, "queue/rotational": None if rotational is None
+                  else str(rotational)},
+    }
+
+
+def parse_uevent(text):
+    props = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            props[key.strip()] = value.strip()
+    return props
+
+
+def _properties(root, path):
+    """What libudev would report: the kernel's uevent plus the udev database."""
+    props = parse_uevent(root.read_text(path + "/uevent"))
+    dev = _clean(root.read_text(path + "/dev"))
+    if dev:
+        text = root.read_text("%s/b%s" % (UDEV_DB, dev))
+        if text:
+            props.update(parse_udev_db(text))
+    return props
+
+
+def discover_sysfs(root):
+    """Devices from sysfs and the udev database files under ``root``."""
+    devices = {}
+    for name, path in device_names(root).items():
+        devices[name] = _identity(root, name, path, _properties(root, path))
+    return _inherit(devices)
+
+
+def discover_udev(root):
+    """Devices as libudev sees them (live root only)."""
+    import pyudev  # lazily: the core imports no optional library
+    context = pyudev.Context()
+    devices = {}
+    paths = device_names(root)
+    for device in context.list_devices(subsystem="block", DEVTYPE="disk"):
+        name = device.sys_name
+        path = paths.get(name, "/sys/block/" + name)
+        devices[name] = _identity(root, name, path, dict(device.properties))
+    return _inherit(devices)
+
+
+def _inherit(devices):
+    """A multipath map has no SCSI inquiry data of its own: it answers to
+    its paths' vendor, model and NUMA node, as users expect of a LUN."""
+    for dev in devices.values():
+        if dev["kind"] != "dm-multipath":
+            continue
+        for slave in dev["slaves"]:
+            path = devices.get(slave)
+            if path is None:
+                continue
+            for key in ("vendor", "model", "wwn", "numa_node"):
+                if dev[key] is None:
+                    dev[key] = path[key]
+    return devices
+
+
+def discover(root, prefer_udev=True):
+    """(source, devices): pyudev on the live root when it is installed."""
+    if root.is_live and prefer_udev:
+        try:
+            return "udev", discover_udev(root)
+        except ImportError:
+            pass
+    return "sysfs", discover_sysfs(root)
+
+
+def read_settings(root, device, attrs):
+    """Current values of ``attrs`` (queue names, "queue_depth", "cache_type")."""
+    out = {}
+    path = device["sysfs"]
+    for attr in attrs:
+        if attr == "scheduler":
+            continue  # part of the identity
+        if attr in QUEUE_ATTRS:
+            out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": _clean(root.read_text(
+                "%s/queue/%s" % (path, attr)))}
+        elif attr == "queue_depth":
+            out[attr] = {"path": path + "/device/queue_depth",
+                         "value": _clean(root.read_text(path + "/device/queue_depth"))}
+        elif attr == "cache_type":
+            found = root.listdir(path + "/device/scsi_disk")
+            where = "%s/device/scsi_disk/%s/cache_type" % (path, found[0]) if found else None
+            out[attr] = {"path": where, "value": _clean(root.read_text(where)) if where else None}
+    return out
