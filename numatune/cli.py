@@ -19,7 +19,7 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _common(p):
+def _common(p, formats=("text", "json")):
     p.add_argument("--root", default="/", metavar="DIR",
                    help="read and write under DIR instead of / (a snapshot or a copy)")
     p.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
@@ -28,7 +28,7 @@ def _common(p):
     p.add_argument("--only", action="append", default=[], metavar="AREA", choices=None,
                    help="only this area: %s (repeatable)" % ", ".join(AREAS))
     p.add_argument("--skip", action="append", default=[], metavar="AREA", help="skip this area (repeatable)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=formats, default="text")
 
 
 def build_parser():
@@ -65,8 +65,12 @@ def build_parser():
     p = sub.add_parser("facts", help="show what numatune sees on the host")
     _common(p)
 
-    p = sub.add_parser("check", help="report compliance (Nagios exit codes)")
-    _common(p)
+    p = sub.add_parser("check", help="report compliance (Nagios exit codes)",
+                       description="Plan without writing and report compliance. Exit status: 0 compliant, "
+                                   "1 warning, 2 critical, 3 could not check.")
+    _common(p, formats=("text", "json", "junit", "prometheus", "nagios"))
+    p.add_argument("--out", metavar="FILE",
+                   help="write the report to FILE (atomically: temporary file and rename) and print one line")
 
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
     p.add_argument("--out", required=True, metavar="FILE.tar.gz")
@@ -79,7 +83,14 @@ def build_parser():
 
 def main(argv=None):
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        # check speaks Nagios: a wrong flag is "could not check" (3), not CRITICAL (2).
+        if e.code == 2 and next((a for a in argv if not a.startswith("-")), None) == "check":
+            raise SystemExit(3)
+        raise
     from . import commands
     handler = getattr(commands, "cmd_" + args.command)
     try:

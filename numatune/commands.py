@@ -7,7 +7,7 @@ import sys
 from . import engine
 from .errors import UsageError
 from .journal import list_transactions, read_records, Transaction
-from .render import Style, facts_text, history_text, plan_text, summary_line
+from .render import Style, facts_text, history_text, plan_text
 from .root import Root
 
 
@@ -181,21 +181,8 @@ def cmd_facts(args):
 
 
 def cmd_check(args):
-    root, policy = _prepare(args)
-    plan, _ = engine.make_plan(root, policy, args.only, args.skip)
-    status = 0
-    if any(f.severity == "warning" for f in plan.findings):
-        status = 1
-    if plan.changes or any(f.severity == "critical" for f in plan.findings):
-        status = 2
-    if args.format == "json":
-        _print_json(dict(plan.to_json(), status=status))
-    else:
-        label = ("OK", "WARNING", "CRITICAL")[status]
-        print("numatune %s - %s" % (label, summary_line(plan)))
-        if status:
-            print(plan_text(plan, header=False))
-    return status
+    from .report.check import run
+    return run(args, _prepare, engine.make_plan)
 
 
 def cmd_snapshot(args):

@@ -35,8 +35,12 @@ class Write:
             out.update(value=self.value, format=self.format)
         elif self.kind == "file":
             out.update(editor=self.editor, args=self.args)
-        else:
+        elif self.kind == "command":
             out.update(argv=self.argv, files=self.files)
+        else:
+            # Other kinds (blockattr, ...) may use any field: keep them all.
+            out.update(value=self.value, format=self.format, editor=self.editor, args=self.args,
+                       argv=self.argv, files=self.files)
         return out
 
     @classmethod

@@ -8,9 +8,9 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
-from . import cgroup, commands, files, values
+from . import blockattr, cgroup, commands, files, values
 
-KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup}
+KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr}
 
 
 def for_op(op):

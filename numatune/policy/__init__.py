@@ -43,7 +43,8 @@ def shipped_names():
 
 def schema():
     from ..knobs import FAMILIES
-    fields = {"policy": POLICY_TABLE}
+    from .waiver import WAIVER
+    fields = {"policy": POLICY_TABLE, "waiver": WAIVER}
     for family in FAMILIES:
         fields.update(family.POLICY)
     return Table(fields)
@@ -89,6 +90,8 @@ def load(refs, root=None, cwd=None):
         data = merge(data, _load_chain(path, spec, texts, order, ()))
     data.setdefault("policy", {})
     data["policy"].pop("extends", None)
+    from .waiver import normalize
+    normalize(data)
     policy = Policy(data, order, texts)
     _cross_check(policy)
     return policy

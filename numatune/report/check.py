@@ -1,0 +1,68 @@
+"""The ``check`` command: plan without writing, judge, report.
+
+Its exit status is Nagios's (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so any
+failure to check, a bad policy included, is 3 and still reported in the
+asked format: a monitor must never mistake "could not check" for drift.
+"""
+import datetime
+import os
+import sys
+import tempfile
+import traceback
+
+from . import compliance, render, render_error
+from .text import status_line
+from ..errors import NumatuneError
+
+
+def run(args, prepare, make_plan):
+    """``prepare(args) -> (root, policy)`` and ``make_plan`` come from the CLI
+    so the check sees exactly what ``plan`` would."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        root, policy = prepare(args)
+        plan, facts = make_plan(root, policy, args.only, args.skip)
+        report = compliance.build(plan, policy.data, facts, now=now, policy_name=policy.name)
+        text, status, line = render(report, args.format), report.status, status_line(report)
+    except NumatuneError as e:
+        text, status, line = render_error(str(e), args.format, now), 3, "numatune UNKNOWN - %s" % e
+    except Exception as e:  # a bug must read UNKNOWN to a monitor, not WARNING (Python's exit 1)
+        traceback.print_exc()
+        message = "internal error: %s: %s" % (type(e).__name__, e)
+        text, status, line = render_error(message, args.format, now), 3, "numatune UNKNOWN - " + message
+    if status == 3 and (args.out or args.format not in ("text", "nagios")):
+        sys.stderr.write(line + "\n")
+    if args.out:
+        try:
+            write_atomically(args.out, text)
+        except OSError as e:
+            sys.stderr.write("numatune: cannot write %s: %s\n" % (args.out, e.strerror or e))
+            return 3
+        # The file holds the report; the journal (stdout under systemd) gets one line.
+        if status != 3:
+            print(line)
+    else:
+        sys.stdout.write(text)
+    return status
+
+
+def write_atomically(path, text):
+    """Write ``path`` through a temporary file and a rename in the same
+    directory, so a reader (node_exporter) sees the old file or the new one,
+    never half of one. The temporary name does not end in .prom on purpose."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes 0600; node_exporter runs as another user and must read it.
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,29 @@
+"""One Nagios/Icinga status line with performance data, per the plugin
+guidelines: ``SERVICE STATUS - text | 'label'=value;warn;crit;min;max ...``.
+The exit code (0/1/2/3) carries the state; the text names the worst rules."""
+from .text import summary
+
+SHOWN = 3  # rules named in the line; the rest are counted
+
+
+def _text(message):
+    # '|' starts perfdata and a newline ends the status line: neither may leak from a message.
+    return message.replace("|", "/").replace("\n", " ")
+
+
+def render(report):
+    c = report.counts
+    worst = [r for r in report.drift][:SHOWN]
+    text = summary(report)
+    if worst:
+        more = len(report.drift) - len(worst)
+        text += ": " + "; ".join(r.message for r in worst) + ("; and %d more" % more if more else "")
+    perf = [("critical", c["critical"], "", "1"), ("warning", c["warning"], "1", ""),
+            ("waived", c["waived"], "", ""), ("compliant", c["compliant"], "", ""),
+            ("drift", len(report.drift), "", "")]
+    perfdata = " ".join("%s=%d;%s;%s;0" % (label, value, warn, crit) for label, value, warn, crit in perf)
+    return "NUMATUNE %s - %s | %s\n" % (report.status_text, _text(text), perfdata)
+
+
+def render_error(message, now=None):
+    return "NUMATUNE UNKNOWN - %s\n" % _text(message)

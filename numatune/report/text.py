@@ -1,0 +1,46 @@
+"""The report for a person: the status line, then every rule that needs
+attention with its current and desired value, then what is compliant."""
+import textwrap
+
+from ..render import Style
+
+LABEL = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
+
+
+def summary(report):
+    c = report.counts
+    parts = ["%d critical" % c["critical"], "%d warning" % c["warning"]]
+    if c["waived"]:
+        parts.append("%d waived" % c["waived"])
+    parts.append("%d compliant" % c["compliant"])
+    who = report.host.get("hostname") or report.host.get("root") or "?"
+    return "%s (policy %s on %s)" % (", ".join(parts), report.policy or "?", who)
+
+
+def status_line(report):
+    return "numatune %s - %s" % (report.status_text, summary(report))
+
+
+def render(report, style=None):
+    s = style or Style()
+    out = [s("bold", status_line(report))]
+    attention = [r for r in report.results if r.state != "compliant"]
+    if attention:
+        out.append("")
+    for r in attention:
+        label = "WAIVED" if r.state == "waived" else LABEL[r.severity]
+        out.append("%s %s" % (s(r.severity, "%-9s" % label), r.id))
+        out.append(textwrap.fill(r.message, 79, initial_indent=" " * 10, subsequent_indent=" " * 12))
+        if r.why and r.state != "waived":
+            out.append(s("dim", textwrap.fill("why: " + r.why, 79, initial_indent=" " * 10,
+                                              subsequent_indent=" " * 15)))
+    compliant = [r for r in report.results if r.state == "compliant"]
+    if compliant:
+        out.append("")
+        out.append(s("bold", "compliant (%d)" % len(compliant)))
+        out.extend("  ok  %s" % r.message for r in compliant)
+    return "\n".join(out) + "\n"
+
+
+def render_error(message, now=None):
+    return "numatune UNKNOWN - %s\n" % message
