@@ -11,12 +11,29 @@ import uuid
 
 import pytest
 
-from conftest import tree_digest, write
+from conftest import _unpack, tree_digest, write
 
 CPUSET = "/sys/fs/cgroup/cpuset"
 V1_FILES = {"cpuset.cpus": None, "cpuset.mems": None, "cpuset.memory_migrate": "0\n",
             "cpuset.cpu_exclusive": "0\n", "cpuset.effective_cpus": None, "cpuset.effective_mems": None,
             "tasks": "1\n", "cgroup.procs": "1\n"}
+
+
+@pytest.fixture
+def linked(capture_cache, tmp_path):
+    """A root that links to the unpacked capture's sysfs and procfs (read
+    only, shared) and has its own /proc/mounts, cgroup tree and /etc: a full
+    copy of a capture costs seconds, this costs nothing."""
+    def make(name):
+        src = _unpack(name, capture_cache)
+        dest = tmp_path / ("root-" + name)
+        for top in ("sys", "proc"):
+            (dest / top).mkdir(parents=True)
+            for entry in os.listdir(src / top):
+                if (top, entry) not in (("sys", "fs"), ("proc", "mounts")):
+                    os.symlink(src / top / entry, dest / top / entry)
+        return dest
+    return make
 
 
 def _node_cpulist(root, nid):
@@ -76,8 +93,8 @@ def plan_json(cli, root, pol):
 
 @pytest.mark.parametrize("name,node", [("40intel64-2g2n4c+pcilocality", "1"), ("x86_64-64cpu", "2"),
                                        ("rv64-milkvpioneer", "3"), ("x86_64-64cpu", "0")])
-def test_nodes_resolve_to_the_exact_cpulist_and_apply_revert_exactly(name, node, capture, cli, tmp_path):
-    root = capture(name)
+def test_nodes_resolve_to_the_exact_cpulist_and_apply_revert_exactly(name, node, linked, cli, tmp_path):
+    root = linked(name)
     cgroup_v1(root)
     pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [%s]\nmemory_migrate = false\n' % node)
     plan = plan_json(cli, root, pol)
@@ -106,9 +123,9 @@ def _distance(root, a, b):
 @pytest.mark.parametrize("name,cpu_node,mem_node", [("64amd64-4s2n4ca2co", 0, 7), ("64amd64-4s2n4ca2co", 0, 1),
                                                     ("memorysidecaches", 0, 3),
                                                     ("40intel64-2g2n4c+pcilocality", 2, 0)])
-def test_remote_memory_is_a_critical_finding_with_the_distances(name, cpu_node, mem_node, capture, cli,
+def test_remote_memory_is_a_critical_finding_with_the_distances(name, cpu_node, mem_node, linked, cli,
                                                                  tmp_path):
-    root = capture(name)
+    root = linked(name)
     cgroup_v1(root)
     cpus = _node_cpulist(root, cpu_node)
     pol = policy(tmp_path, '[[cpuset]]\nname = "db"\ncpus = "%s"\nmems = "%d"\n' % (cpus, mem_node))
@@ -121,8 +138,8 @@ def test_remote_memory_is_a_critical_finding_with_the_distances(name, cpu_node, 
     assert "2.15x fewer logical reads" in finding["message"]
 
 
-def test_cpus_on_two_nodes_with_mems_on_one_and_sga_spanning(capture, cli, tmp_path):
-    root = capture("16amd64-4n4c-cgroup-distance-merge")
+def test_cpus_on_two_nodes_with_mems_on_one_and_sga_spanning(linked, cli, tmp_path):
+    root = linked("16amd64-4n4c-cgroup-distance-merge")
     cgroup_v1(root)
     both = _compact(sorted(_expand(_node_cpulist(root, 0)) + _expand(_node_cpulist(root, 1))))
     pol = policy(tmp_path, '[[cpuset]]\nname = "a"\ncpus = "%s"\nmems = "0"\n\n'
@@ -151,8 +168,8 @@ def test_offline_absent_cpus_and_overlapping_exclusive_cpusets(capture, cli, tmp
     assert "cpuset.create:a" not in created and "cpuset.create:b" in created
 
 
-def test_existing_populated_cpuset_mems_change_needs_restart(capture, cli, tmp_path):
-    root = capture("64amd64-4s2n4ca2co")
+def test_existing_populated_cpuset_mems_change_needs_restart(linked, cli, tmp_path):
+    root = linked("64amd64-4s2n4ca2co")
     cgroup_v1(root)
     base = CPUSET + "/oracle"
     for name, text in (("cpuset.cpus", "0-7\n"), ("cpuset.mems", "1\n"), ("cpuset.memory_migrate", "0\n"),
@@ -167,8 +184,8 @@ def test_existing_populated_cpuset_mems_change_needs_restart(capture, cli, tmp_p
     assert "restart the instance" in {f["id"]: f for f in plan["findings"]}["cpuset.mems-restart:oracle"]["message"]
 
 
-def test_owner_from_the_roots_passwd_and_group(capture, cli, tmp_path):
-    root = capture("16amd64-4n4c-cgroup-distance-merge")
+def test_owner_from_the_roots_passwd_and_group(linked, cli, tmp_path):
+    root = linked("16amd64-4n4c-cgroup-distance-merge")
     cgroup_v1(root)
     write(root, "/etc/passwd", "root:x:0:0::/root:/bin/sh\noracle:x:54321:54321::/home/oracle:/bin/bash\n")
     write(root, "/etc/group", "root:x:0:\noinstall:x:54321:\ndba:x:54322:oracle\n")
@@ -182,8 +199,8 @@ def test_owner_from_the_roots_passwd_and_group(capture, cli, tmp_path):
     assert "user 'grid' is not in /etc/passwd" in plan["findings"][0]["message"]
 
 
-def test_rhel6_cgroup_mount_and_cgconfig_group_planned_with_live(capture, cli, tmp_path):
-    root = capture("40intel64-2g2n4c+pcilocality")
+def test_rhel6_cgroup_mount_and_cgconfig_group_planned_with_live(linked, cli, tmp_path):
+    root = linked("40intel64-2g2n4c+pcilocality")
     cgroup_v1(root, mount="/cgroup/cpuset")
     old = "mount {\n    cpuset = /cgroup/cpuset;\n}\n\ngroup oracle {\n    cpuset {\n" \
           "        cpuset.cpus = \"0\";\n        cpuset.mems = \"0\";\n    }\n}\n"
@@ -204,8 +221,8 @@ def test_rhel6_cgroup_mount_and_cgconfig_group_planned_with_live(capture, cli, t
     assert tree_digest(root) == before
 
 
-def test_cgroup_v2_enables_the_controller_and_writes_a_slice(capture, cli, tmp_path):
-    root = capture("32amd64-4s2n4c-cgroup2")
+def test_cgroup_v2_enables_the_controller_and_writes_a_slice(linked, cli, tmp_path):
+    root = linked("32amd64-4s2n4c-cgroup2")
     write(root, "/proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n")
     write(root, "/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n")
     write(root, "/sys/fs/cgroup/cgroup.subtree_control", "memory pids\n")
@@ -229,8 +246,8 @@ def test_cgroup_v2_enables_the_controller_and_writes_a_slice(capture, cli, tmp_p
     assert tree_digest(root) == before
 
 
-def test_noprefix_mount_and_policy_errors(capture, cli, tmp_path):
-    root = capture("16amd64-4n4c-cgroup-distance-merge")
+def test_noprefix_mount_and_policy_errors(linked, cli, tmp_path):
+    root = linked("16amd64-4n4c-cgroup-distance-merge")
     cgroup_v1(root, mount="/dev/cpuset", noprefix=True)
     pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [0]\n')
     (create,) = plan_json(cli, root, pol)["changes"]
