@@ -27,12 +27,20 @@ def capture(root, write):
     return op
 
 
+def _read(root, op):
+    value = read_as(root, op["path"], op["format"])
+    # A copied tree keeps the written spelling; the kernel never shows the prefix.
+    if value and op["prefix"] and value.startswith(op["prefix"]):
+        value = value[len(op["prefix"]):]
+    return value
+
+
 def perform(root, op):
     _write(root, op["path"], op["prefix"] + op["after"])
 
 
 def current_matches(root, op, side):
-    return read_as(root, op["path"], op["format"]) == op[side]
+    return _read(root, op) == op[side]
 
 
 def restore(root, op):

@@ -241,5 +241,8 @@ def read_settings(root, device, attrs):
         elif attr == "cache_type":
             found = root.listdir(path + "/device/scsi_disk")
             where = "%s/device/scsi_disk/%s/cache_type" % (path, found[0]) if found else None
-            out[attr] = {"path": where, "value": _clean(root.read_text(where)) if where else None}
+            value = _clean(root.read_text(where)) if where else None
+            if value and value.startswith("temporary "):
+                value = value[len("temporary "):]  # a copied tree keeps what was written
+            out[attr] = {"path": where, "value": value}
     return out

@@ -10,6 +10,7 @@ UDEV_ATTRS = {"scheduler": "queue/scheduler", "nr_requests": "queue/nr_requests"
               "max_sectors_kb": "queue/max_sectors_kb", "read_ahead_kb": "queue/read_ahead_kb",
               "rotational": "queue/rotational", "nomerges": "queue/nomerges", "rq_affinity": "queue/rq_affinity",
               "queue_depth": "device/queue_depth"}
+SCSI_ONLY = ("queue_depth",)
 BASE = [("ACTION", "==", "add|change"), ("SUBSYSTEM", "==", "block"), ("ENV{DEVTYPE}", "==", "disk")]
 
 
@@ -71,6 +72,9 @@ def desired_entries(data, facts, per_rule):
                 if value is None:
                     continue
             for keys in sets:
+                if attr in SCSI_ONLY and not any(udev_rules.matches(keys, devices[n]) and
+                                                 devices[n]["kind"] != "dm-multipath" for n in expanded):
+                    continue  # a map has no SCSI device: only its paths take queue_depth
                 entries.append((comment, keys, ("ATTR{%s}" % UDEV_ATTRS[attr], value)))
     return entries
 
@@ -107,7 +111,8 @@ def udev(data, facts, per_rule):
             continue
         yield Change(id="block.udev:%s" % line, area="storage", target="%s: %s" % (udev_rules.PATH, comment),
                      current=None, desired=line, scope="persistent", action="add the rule to %s" % udev_rules.PATH,
-                     why="so devices added later get the setting too", rule=comment.split(":")[0],
+                     why=comment.partition(": ")[2] or "so devices added later get the setting too",
+                     rule=comment.split(":")[0],
                      writes=[write])
     for (keys, assigns), line in zip([r for r in current if r[1]], shown):
         if (keys, assigns) in wanted:

@@ -1,0 +1,113 @@
+"""Small sysfs trees with SCSI disks, multipath maps and udev database files,
+laid out as a real kernel does (devices under /sys/devices, links from
+/sys/block and /sys/class/block), for what this VM lacks."""
+import os
+from pathlib import Path
+
+BLK_MQ = "[mq-deadline] kyber bfq none"
+
+
+def _w(root, path, text):
+    p = Path(root) / path.lstrip("/")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text if text.endswith("\n") else text + "\n")
+
+
+def _link(root, path, target):
+    p = Path(root) / path.lstrip("/")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(os.path.relpath(target, os.path.dirname(path)), p)
+
+
+def _queue(root, block, scheduler, rotational, nr_requests=256, max_hw=1024, max_sectors=512, read_ahead=128):
+    for name, value in (("scheduler", scheduler), ("nr_requests", nr_requests), ("rotational", rotational),
+                        ("max_hw_sectors_kb", max_hw), ("max_sectors_kb", max_sectors), ("nomerges", 0),
+                        ("read_ahead_kb", read_ahead), ("rq_affinity", 1)):
+        _w(root, "%s/queue/%s" % (block, name), str(value))
+
+
+def scsi_disk(root, name, minor, host=2, target=0, lun=0, vendor="3PARdata", model="VV", wwid=None,
+              pci="0000:05:00.0", numa_node=1, scheduler=BLK_MQ, rotational=1, queue_depth=32,
+              cache_type="write back", udev=None, sectors=209715200):
+    """A SCSI disk behind an HBA at ``pci`` (NUMA node ``numa_node``)."""
+    hctl = "%d:0:%d:%d" % (host, target, lun)
+    pci_dir = "/sys/devices/pci0000:00/%s" % pci
+    _w(root, pci_dir + "/numa_node", str(numa_node))
+    sdev = "%s/host%d/target%d:0:%d/%s" % (pci_dir, host, host, target, hctl)
+    _w(root, sdev + "/vendor", vendor.ljust(8))
+    _w(root, sdev + "/model", model.ljust(16))
+    if wwid:
+        _w(root, sdev + "/wwid", wwid)
+    _w(root, sdev + "/queue_depth", str(queue_depth))
+    _w(root, "%s/scsi_disk/%s/cache_type" % (sdev, hctl), cache_type)
+    block = "%s/block/%s" % (sdev, name)
+    dev = "8:%d" % minor
+    _w(root, block + "/dev", dev)
+    _w(root, block + "/size", str(sectors))
+    _w(root, block + "/uevent", "MAJOR=8\nMINOR=%d\nDEVNAME=%s\nDEVTYPE=disk" % (minor, name))
+    (Path(root) / block.lstrip("/") / "holders").mkdir(parents=True)
+    (Path(root) / block.lstrip("/") / "slaves").mkdir(parents=True)
+    _link(root, block + "/device", sdev)
+    _queue(root, block, scheduler, rotational)
+    _link(root, "/sys/block/" + name, block)
+    _link(root, "/sys/class/block/" + name, block)
+    if udev is not None:
+        udev_db(root, dev, udev)
+    return block
+
+
+def multipath_map(root, index, dm_name, wwid, paths, scheduler="[none] mq-deadline kyber bfq", udev=True):
+    """dm-<index>, a multipath map over the SCSI disks ``paths``."""
+    name = "dm-%d" % index
+    block = "/sys/devices/virtual/block/" + name
+    dev = "253:%d" % index
+    _w(root, block + "/dev", dev)
+    _w(root, block + "/size", "209715200")
+    _w(root, block + "/uevent", "MAJOR=253\nMINOR=%d\nDEVNAME=%s\nDEVTYPE=disk" % (index, name))
+    _w(root, block + "/dm/name", dm_name)
+    _w(root, block + "/dm/uuid", "mpath-" + wwid)
+    (Path(root) / block.lstrip("/") / "holders").mkdir(parents=True)
+    _queue(root, block, scheduler, 1)
+    for p in paths:
+        real = os.path.realpath(str(Path(root) / "sys/block" / p))
+        rel = "/" + os.path.relpath(real, str(root))
+        _link(root, "%s/slaves/%s" % (block, p), rel)
+        _link(root, "%s/holders/%s" % (rel, name), block)
+    _link(root, "/sys/block/" + name, block)
+    _link(root, "/sys/class/block/" + name, block)
+    if udev:
+        udev_db(root, dev, {"DM_NAME": dm_name, "DM_UUID": "mpath-" + wwid})
+    return block
+
+
+def udev_db(root, dev, props):
+    lines = ["S:disk/by-id/numatune-fixture-%s" % dev.replace(":", "-"), "I:123456"]
+    lines += ["E:%s=%s" % kv for kv in sorted(props.items())]
+    lines.append("G:systemd")
+    _w(root, "/run/udev/data/b" + dev, "\n".join(lines))
+
+
+def san_host(root, luns=2, paths=2, multipath_conf=None):
+    """A boot disk sda (local RAID) and ``luns`` 3PAR LUNs over ``paths`` paths each."""
+    scsi_disk(root, "sda", 0, host=0, vendor="DELL", model="PERC H730", pci="0000:00:1f.2", numa_node=0,
+              scheduler=BLK_MQ, rotational=1, udev={"ID_VENDOR": "DELL", "ID_MODEL": "PERC_H730",
+                                                     "ID_SERIAL": "36c81f660ab5d00001", "ID_TYPE": "disk"})
+    letters = "bcdefghijklmnopqrstuvwxyz"
+    k = 0
+    for lun in range(luns):
+        wwid = "360002ac0000000000000%03d00019f0f" % lun
+        members = []
+        for path in range(paths):
+            name = "sd" + letters[k]
+            scsi_disk(root, name, 16 * (k + 1), host=3 + path, lun=lun, wwid="naa." + wwid[1:],
+                      pci="0000:8%d:00.0" % path, numa_node=2, udev={
+                          "ID_VENDOR": "3PARdata", "ID_MODEL": "VV", "ID_SERIAL": wwid,
+                          "ID_WWN_WITH_EXTENSION": "0x" + wwid[1:], "ID_WWN": "0x" + wwid[1:17],
+                          "DM_MULTIPATH_DEVICE_PATH": "1"})
+            members.append(name)
+            k += 1
+        multipath_map(root, lun, "ora_data%d" % lun, wwid, members)
+    if multipath_conf is not None:
+        _w(root, "/etc/multipath.conf", multipath_conf)
+    _w(root, "/proc/sys/kernel/osrelease", "5.14.0-362.el9.x86_64")
+    return root
