@@ -56,7 +56,12 @@ def plan_text(plan, style=None, header=True):
             flags = [f for f, on in (("reboot", c.reboot_required), ("restart", c.restart_required)) if on]
             if c.risk != "low":
                 flags.append("risk " + c.risk)
-            out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), c.target))
+            if len(c.target) > 66:
+                # Long paths get their own line so the value line stays readable at 80 columns.
+                out.append("  %s" % s(c.scope, c.scope))
+                out.append(_wrap(c.target, "      "))
+            else:
+                out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), c.target))
             out.append("      %s -> %s%s" % (_value(c.current), s("bold", _value(c.desired)),
                                              ("   [" + ", ".join(flags) + "]") if flags else ""))
             if c.why:

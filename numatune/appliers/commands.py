@@ -18,8 +18,8 @@ def capture(root, write):
 def perform(root, op):
     proc = subprocess.run(op["argv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     if proc.returncode != 0:
-        raise OSError("%s failed (exit %d): %s" % (op["argv"][0], proc.returncode,
-                                                     (proc.stderr or proc.stdout).strip().splitlines()[-1:]))
+        said = (proc.stderr or proc.stdout or "").strip().splitlines()
+        raise OSError("%s failed (exit %d)%s" % (op["argv"][0], proc.returncode, ": " + said[-1] if said else ""))
     op["after"] = {p: files._state(root, p) for p in op["before"]}
 
 
