@@ -1,4 +1,4 @@
-"""Command line: ``numatune plan | apply | revert | history | facts | check | snapshot``.
+"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot``.
 
 Exit status: 0 done, 1 a failure during apply/revert (after rollback),
 2 bad input. ``check`` follows the Nagios convention instead: 0 compliant,
@@ -46,6 +46,10 @@ def build_parser():
     _common(p)
     p.add_argument("--plan", metavar="FILE", help="apply exactly this saved plan (refused if the host drifted)")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--confirm-within", type=int, metavar="SECONDS",
+                   help="revert automatically unless `numatune confirm` runs within SECONDS, even if this "
+                        "process dies (default 120 when a change touches the default route or SSH interface; "
+                        "0: no window)")
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--live-only", action="store_true", help="only live (runtime) changes")
     scope.add_argument("--persistent-only", action="store_true", help="only persistent and boot changes")
@@ -71,6 +75,10 @@ def build_parser():
     _common(p, formats=("text", "json", "junit", "prometheus", "nagios"))
     p.add_argument("--out", metavar="FILE",
                    help="write the report to FILE (atomically: temporary file and rename) and print one line")
+
+    p = sub.add_parser("confirm", help="keep a transaction applied with --confirm-within")
+    p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")
+    p.add_argument("--root", default="/", metavar="DIR")
 
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
     p.add_argument("--out", required=True, metavar="FILE.tar.gz")

@@ -88,7 +88,20 @@ def cmd_apply(args):
             from .appliers import for_op
             print("  %s %s" % (style("live", "wrote"), for_op(op).describe(op)))
 
-    txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write)
+    from . import confirm
+    window = confirm.window_for(args, changes)
+    txid = None
+    if window:
+        from .journal import new_txid
+        txid = new_txid()
+        confirm.arm(root, txid, window)
+    try:
+        txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
+                                           txid=txid)
+    except BaseException:
+        if window:
+            confirm.settle(root, txid, "rolled back")
+        raise
     if not text:
         _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
@@ -102,7 +115,18 @@ def cmd_apply(args):
             print("  %s %s" % (style(f.severity, "%-8s" % f.severity.upper()), f.message))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
     short = [f for f in findings if f.id.startswith("hugepages.short:")]
+    if window:
+        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or (1 if short else 0)
     return 1 if short else 0
+
+
+def cmd_confirm(args):
+    from .confirm import confirm
+    root = _root(args)
+    engine.require_write_access(root)
+    marker = confirm(root, args.txid)
+    print("transaction %s confirmed: the changes stay." % marker["txid"])
+    return 0
 
 
 def _policy_from_saved(saved, fallback):

@@ -63,6 +63,9 @@ class Change:
     risk: str = "low"
     rule: str = ""
     writes: List[Write] = field(default_factory=list)
+    # Touches what carries the admin's own session (default route, SSH):
+    # apply arms a confirm-or-revert window unless told otherwise.
+    needs_confirm: bool = False
 
     def to_json(self):
         data = asdict(self)

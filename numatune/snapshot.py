@@ -18,7 +18,12 @@ PATTERNS = [
     ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
     ("/proc/sys/vm", r".*", False),
     ("/proc/sys/net/core", r"^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$", False),
-    ("/proc/sys/net/ipv4", r"^(tcp_rmem|tcp_wmem|ip_local_port_range)$", False),
+    ("/proc/sys/net/ipv4", r"^(tcp_rmem|tcp_wmem|ip_local_port_range|ipfrag_high_thresh|ipfrag_low_thresh)$",
+     False),
+    ("/proc/net", r"^route$", False),
+    ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
+    ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
+    ("/etc/systemd/network", r"\.link$", False),
     ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", True),
     ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+)$", True),
     ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
@@ -102,8 +107,20 @@ def sync_sh(path):
 def capture(root, out_path):
     count = 0
     now = time.time()
+    paths, generated = walk(root), {}
+    if root.is_live:
+        # NIC sysfs files behind /sys/class/net symlinks and the ethtool
+        # file (numatune.facts.net documents it): live hosts only.
+        from .facts.net import snapshot_extra
+        more, generated = snapshot_extra(root)
+        paths = sorted(set(paths) | set(more))
     with tarfile.open(out_path, "w:gz") as tar:
-        for path in walk(root):
+        for name, data in generated.items():
+            info = tarfile.TarInfo(name)
+            info.mtime, info.size, info.mode = now, len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+            count += 1
+        for path in paths:
             real = root.join(path)
             info = tarfile.TarInfo(path.lstrip("/"))
             info.mtime = now

@@ -28,7 +28,11 @@ capture_all() {
     capture '/proc/sys/kernel' '^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$' 0
     capture '/proc/sys/vm' '.*' 0
     capture '/proc/sys/net/core' '^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$' 0
-    capture '/proc/sys/net/ipv4' '^(tcp_rmem|tcp_wmem|ip_local_port_range)$' 0
+    capture '/proc/sys/net/ipv4' '^(tcp_rmem|tcp_wmem|ip_local_port_range|ipfrag_high_thresh|ipfrag_low_thresh)$' 0
+    capture '/proc/net' '^route$' 0
+    capture '/etc/sysconfig/network-scripts' '^ifcfg-' 0
+    capture '/etc/NetworkManager/system-connections' '\.nmconnection$' 0
+    capture '/etc/systemd/network' '\.link$' 0
     capture '/sys/devices/system/node' '^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$' 1
     capture '/sys/devices/system/cpu' '^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+)$' 1
     capture '/sys/kernel/mm/transparent_hugepage' '^(enabled|defrag)$' 0

@@ -8,9 +8,9 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
-from . import blockattr, cgroup, commands, files, values
+from . import blockattr, cgroup, commands, files, netdev, values
 
-KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr}
+KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr, "netdev": netdev}
 
 
 def for_op(op):
