@@ -23,10 +23,10 @@ def run(args):
     engine.check_areas(args.skip)
     if not os.path.isdir(args.root):
         raise UsageError("--root %s: no such directory" % args.root)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("review needs a terminal", "use `numatune plan` (or `--format json`) in scripts")
     root = Root(args.root)
     policy = engine.load_policy(args.policy, root)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("review needs a terminal", "use `numatune plan` (or `--format json`) in scripts")
     from .app import ReviewApp
     app = ReviewApp(root, policy, only=args.only, skip=args.skip)
     app.run()

@@ -12,7 +12,7 @@ from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
 from numatune import appliers, engine
 from numatune.errors import NumatuneError
-from numatune.journal import list_transactions
+from numatune.journal import Transaction, new_txid, read_records
 from numatune.model import Plan
 
 from .rows import STYLE, value_text
@@ -43,23 +43,23 @@ def confirm_text(changes):
     return t
 
 
-def rolled_back(root, before):
-    """What the journal says was undone in the transactions that are new
-    since ``before`` (the txids that existed before this apply)."""
-    lines = []
-    for tx in list_transactions(root):
-        if tx.txid in before:
-            continue
-        lines.append(("transaction %s: %s" % (tx.txid, tx.state), "bold"))
-        for seq in sorted(tx.ops, reverse=True):
-            op = tx.ops[seq]["op"]
-            what = appliers.for_op(op).describe(op)
-            if seq in tx.undone:
-                lines.append(("  undid %s" % what, "green"))
-            elif seq in tx.skipped:
-                lines.append(("  NOT UNDONE %s" % what, "bold red"))
-            else:
-                lines.append(("  still pending %s" % what, "bold red"))
+def rolled_back(root, txid):
+    """What the journal of ``txid`` says was undone after a failure; empty
+    when the run stopped before its journal was opened."""
+    try:
+        tx = Transaction(txid, read_records(root, txid))
+    except NumatuneError:
+        return []
+    lines = [("transaction %s: %s" % (tx.txid, tx.state), "bold")]
+    for seq in sorted(tx.ops, reverse=True):
+        op = tx.ops[seq]["op"]
+        what = appliers.for_op(op).describe(op)
+        if seq in tx.undone:
+            lines.append(("  undid %s" % what, "green"))
+        elif seq in tx.skipped:
+            lines.append(("  NOT UNDONE %s" % what, "bold red"))
+        else:
+            lines.append(("  still pending %s" % what, "bold red"))
     return lines
 
 
@@ -112,7 +112,8 @@ class ApplyScreen(Screen):
     @work(thread=True, exclusive=True, group="apply")
     def run_apply(self) -> None:
         app = self.app
-        before = {tx.txid for tx in list_transactions(app.root)}
+        # Chosen here so a failure can be read back from its journal.
+        txid = new_txid()
 
         def on_write(change, op):
             self.post_message(self.WriteDone(change.id, appliers.for_op(op).describe(op)))
@@ -123,9 +124,9 @@ class ApplyScreen(Screen):
             fresh, _ = app.read_plan()
             changes = engine.saved_changes(Plan(host={}, changes=self.changes), fresh)
             txid, ops, findings = engine.apply(app.root, app.policy, changes, app.only, app.skip,
-                                               command="review", on_write=on_write)
+                                               command="review", on_write=on_write, txid=txid)
         except (NumatuneError, OSError) as e:
-            self.post_message(self.Failed(str(e), rolled_back(app.root, before)))
+            self.post_message(self.Failed(str(e), rolled_back(app.root, txid)))
             return
         self.post_message(self.Finished(txid, changes, ops, findings))
 

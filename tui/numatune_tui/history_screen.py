@@ -1,5 +1,7 @@
 """Past transactions from the journal, what each changed, and revert with
 confirmation. Reading the journal and reverting run in worker threads."""
+import os
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -11,7 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from numatune import appliers
 from numatune.errors import NumatuneError
-from numatune.journal import list_transactions
+from numatune.journal import JOURNAL_DIR, list_transactions
 from numatune.lock import RunLock
 from numatune.transaction import revert
 
@@ -86,7 +88,9 @@ class HistoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("journal of %s" % self.app.root.join("/var/lib/numatune/journal"), id="history-status")
+        root = self.app.root
+        where = "" if root.is_live else " under --root %s" % (os.path.basename(root.path) or "/")
+        yield Static("transactions in %s%s (newest first)" % (JOURNAL_DIR, where), id="history-status")
         with Container(id="history-body"):
             yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="tx-pane"):

@@ -64,7 +64,10 @@ class PlanScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="status")
-        yield Input(placeholder="search target, id, value or why (enter: done, escape: clear)", id="search")
+        search = Input(placeholder="search target, id, value or why (enter: done, escape: clear)", id="search")
+        search.display = False  # shown by `/`; hidden, it cannot take the first focus
+        search.cursor_blink = False
+        yield search
         with Container(id="body"):
             yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="details-pane"):
@@ -75,9 +78,6 @@ class PlanScreen(Screen):
         table = self.query_one("#plan", DataTable)
         for label, width in rows.COLUMNS:
             table.add_column(label, width=width)
-        search = self.query_one("#search", Input)
-        search.cursor_blink = False
-        search.display = False
         self.reload()
 
     # Reading the host happens in a thread; the screen hears back by message.
@@ -115,7 +115,9 @@ class PlanScreen(Screen):
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
-        self.query_one("#plan", DataTable).loading = False
+        table = self.query_one("#plan", DataTable)
+        table.loading = False
+        table.focus()
         self._status("could not plan: %s" % event.error)
         self.query_one("#details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
 
