@@ -1,0 +1,81 @@
+"""CPU power facts: cpufreq policies and governors, cpuidle driver and
+states, and the processes holding /dev/cpu_dma_latency (a PM QoS request
+that keeps CPUs out of deep C-states as long as the file stays open).
+
+VMs usually have neither cpufreq nor cpuidle: empty results, not errors.
+"""
+import re
+
+CPU_DIR = "/sys/devices/system/cpu"
+DMA_LATENCY = "/dev/cpu_dma_latency"
+
+
+def read_cpufreq(root, online):
+    """{"driver", "policies": [{"path", "cpus", "governor", "available"}]}.
+
+    CPUs sharing a policy (cpuN/cpufreq -> ../cpufreq/policyM) are one entry:
+    writing the governor once covers them all."""
+    policies = {}
+    driver = None
+    for cpu in online:
+        path = "%s/cpu%d/cpufreq" % (CPU_DIR, cpu)
+        if not root.isdir(path):
+            continue
+        real = root.realpath(path)
+        entry = policies.get(real)
+        if entry is None:
+            entry = policies[real] = {
+                "path": real, "cpus": [],
+                "governor": root.read_value(real + "/scaling_governor"),
+                "available": (root.read_value(real + "/scaling_available_governors") or "").split(),
+            }
+            driver = driver or root.read_value(real + "/scaling_driver")
+        entry["cpus"].append(cpu)
+    return {"driver": driver, "policies": sorted(policies.values(), key=lambda p: p["cpus"][0])}
+
+
+def read_cpuidle(root, online):
+    """{"driver", "governor", "cpus": {cpu: [{"index", "name", "latency", "disabled"}]}}."""
+    driver = root.read_value(CPU_DIR + "/cpuidle/current_driver")
+    governor = root.read_value(CPU_DIR + "/cpuidle/current_governor_ro") or root.read_value(
+        CPU_DIR + "/cpuidle/current_governor")
+    cpus = {}
+    for cpu in online:
+        base = "%s/cpu%d/cpuidle" % (CPU_DIR, cpu)
+        states = []
+        for name in root.listdir(base):
+            m = re.match(r"^state(\d+)$", name)
+            if not m:
+                continue
+            d = "%s/%s" % (base, name)
+            latency = root.read_value(d + "/latency")
+            states.append({"index": int(m.group(1)), "name": root.read_value(d + "/name") or name,
+                           "latency": int(latency) if latency and latency.isdigit() else None,
+                           "disabled": root.read_value(d + "/disable") == "1", "path": d + "/disable"})
+        if states:
+            cpus[str(cpu)] = sorted(states, key=lambda s: s["index"])
+    if driver in (None, "none") and not cpus:
+        driver = None
+    return {"driver": driver, "governor": governor, "cpus": cpus}
+
+
+def dma_latency_holders(root):
+    """[{"pid", "comm"}] of processes with /dev/cpu_dma_latency open.
+
+    The kernel keeps a process's PM QoS request while the file is open (tuned
+    does this for force_latency), so it limits C-states as much as
+    max_cstate does, whatever the cpuidle files say."""
+    out = []
+    for pid in root.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        for fd in root.listdir("/proc/%s/fd" % pid):
+            if root.readlink("/proc/%s/fd/%s" % (pid, fd)) == DMA_LATENCY:
+                out.append({"pid": int(pid), "comm": root.read_value("/proc/%s/comm" % pid) or "?"})
+                break
+    return sorted(out, key=lambda h: h["pid"])
+
+
+def read(root, online):
+    return {"cpufreq": read_cpufreq(root, online), "cpuidle": read_cpuidle(root, online),
+            "dma_latency": dma_latency_holders(root)}
