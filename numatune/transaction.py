@@ -53,7 +53,7 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
                 done.append((seq, op))
                 kind.perform(root, op)
                 record = {"t": "done", "seq": seq}
-                if op["kind"] == "command":
+                if op["kind"] in ("command", "value"):
                     record["after"] = op["after"]
                 journal.append(record)
                 if on_write:

@@ -106,3 +106,26 @@ def test_non_root_process_is_refused():
                           capture_output=True, text=True, env=env, preexec_fn=drop, cwd="/")
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip() == REFUSAL
+
+
+NODE0_POOL = Path("/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages")
+
+
+@needs_root
+@pytest.mark.skipif(not NODE0_POOL.exists(), reason="no per-node 2M HugePages pool")
+def test_real_hugepages_pool_set_and_revert(tmp_path, real_state):
+    original = NODE0_POOL.read_text()
+    wanted = int(original) + 2
+    policy = write(tmp_path, "p.toml", '[hugepages]\nsize = "2M"\ncount = %d\n' % wanted)
+    try:
+        status, out, err = run_cli("apply", "--yes", "--live-only", "--policy", policy)
+        assert status == 0, out + err
+        assert int(NODE0_POOL.read_text()) == wanted
+        meminfo = Path("/proc/meminfo").read_text()
+        assert "HugePages_Total:    %4d" % wanted in meminfo or "HugePages_Total: %d" % wanted in " ".join(
+            meminfo.split())
+        status, out, err = run_cli("revert", "--last")
+        assert status == 0, out + err
+        assert NODE0_POOL.read_text() == original
+    finally:
+        NODE0_POOL.write_text(original)

@@ -197,3 +197,24 @@ def test_live_only_and_persistent_only(host, cli):
     assert "vm.swappiness = 10" in (root_dir / "etc/sysctl.d/90-numatune.conf").read_text()
     assert b"numa=off" not in (root_dir / "boot/grub2/grubenv").read_bytes()
     assert len((root_dir / "boot/grub2/grubenv").read_bytes()) == 1024
+
+
+def test_hugepages_shortfall_is_a_finding_not_success(host, cli, monkeypatch):
+    """The kernel fills a pool only as far as free contiguous memory allows;
+    a copied file cannot, so make node1's write land short like a fragmented node."""
+    root_dir, root, policy, policy_path = host
+    real = appliers.values._write
+
+    def fragmented(root_, path, value):
+        if "node1/hugepages" in path and isinstance(value, str) and value != "0":
+            value = str(int(value) - 7)
+        real(root_, path, value)
+    monkeypatch.setattr(appliers.values, "_write", fragmented)
+    status, out, err = cli("apply", "--yes", "--root", root_dir, "--policy", policy_path)
+    assert status == 1
+    assert "CRITICAL the kernel allocated 43 of 50 pages for node1 hugepages-2048kB" in out
+    # The pages it did get stay (releasing them would not help), and revert still works.
+    assert (root_dir / "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages").read_text() == "43\n"
+    status, out, err = cli("revert", "--last", "--root", root_dir)
+    assert status == 0, out + err
+    assert (root_dir / "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages").read_text() == "0\n"

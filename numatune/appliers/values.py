@@ -42,6 +42,11 @@ def _write(root, path, value):
 
 def perform(root, op):
     _write(root, op["path"], op["after"])
+    # The kernel may take less than asked (a HugePages pool on a fragmented
+    # node): what it holds now is what revert must recognise as ours.
+    now = read_as(root, op["path"], op["format"])
+    if now is not None and now != op["after"]:
+        op["asked"], op["after"] = op["after"], now
 
 
 def current_matches(root, op, side):
