@@ -65,7 +65,8 @@ def cmd_apply(args):
     engine.require_write_access(root)
     saved = engine.load_saved_plan(args.plan) if args.plan else None
     if saved is not None and not args.policy and saved.policy:
-        policy = _policy_from_saved(saved, policy)
+        from .policy import from_data
+        policy = from_data(saved.policy, args.plan)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     changes = engine.saved_changes(saved, plan) if saved is not None else plan.changes
     changes = select_scope(changes, args.live_only, args.persistent_only)
@@ -127,11 +128,6 @@ def cmd_confirm(args):
     marker = confirm(root, args.txid)
     print("transaction %s confirmed: the changes stay." % marker["txid"])
     return 0
-
-
-def _policy_from_saved(saved, fallback):
-    from .policy import Policy
-    return Policy(saved.policy, fallback.sources, fallback.texts)
 
 
 def _pick_transaction(root, args):

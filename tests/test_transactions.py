@@ -218,3 +218,16 @@ def test_hugepages_shortfall_is_a_finding_not_success(host, cli, monkeypatch):
     status, out, err = cli("revert", "--last", "--root", root_dir)
     assert status == 0, out + err
     assert (root_dir / "sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages").read_text() == "0\n"
+
+
+def test_saved_plan_with_a_tampered_policy_is_refused(host, cli, tmp_path):
+    root_dir, root, policy, policy_path = host
+    saved = tmp_path / "plan.json"
+    assert cli("plan", "--root", root_dir, "--policy", policy_path, "--out", saved)[0] == 0
+    data = json.loads(saved.read_text())
+    data["policy"]["sysctl"]["../../etc/shadow"] = 1
+    saved.write_text(json.dumps(data))
+    before = tree_digest(root_dir, ignore=())
+    status, out, err = cli("apply", "--yes", "--root", root_dir, "--plan", saved)
+    assert status == 2 and "the policy saved in it is not valid" in err and err.count("\n") == 1
+    assert tree_digest(root_dir, ignore=()) == before

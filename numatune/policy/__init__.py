@@ -97,6 +97,17 @@ def load(refs, root=None, cwd=None):
     return policy
 
 
+def from_data(data, label):
+    """A Policy from an already merged table (a saved plan's), validated as a file would be."""
+    try:
+        schema().validate(data, "")
+    except SchemaError as e:
+        raise PolicyError("%s: the policy saved in it is not valid: %s" % (label, e.message), e.hint)
+    policy = Policy(data, [label], {label: ""})
+    _cross_check(policy)
+    return policy
+
+
 def _load_chain(path, spec, texts, order, stack):
     if path in stack:
         chain = " -> ".join(list(stack) + [path])
