@@ -81,6 +81,12 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
             if now is None or change.id.startswith("hugepages.live"):
                 continue
             problems.append("%s still %r, wanted %r" % (change.target, now.current, now.desired))
+        # A family may refuse what it planned once it sees the host after the
+        # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
+        from .knobs import FAMILIES
+        for family in FAMILIES:
+            if hasattr(family, "verify_applied"):
+                problems += family.verify_applied(policy.data, changes, facts)
         return problems
 
     with RunLock(root):

@@ -8,9 +8,10 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
-from . import blockattr, cgroup, commands, files, netdev, values
+from . import blockattr, cgroup, commands, files, netdev, sql, values
 
-KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr, "netdev": netdev}
+KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr, "netdev": netdev,
+         "sql": sql}
 
 
 def for_op(op):

@@ -44,7 +44,8 @@ def boot_args(data, facts):
     if thp and "transparent_hugepage" not in names:
         out.append(("transparent_hugepage=" + thp, True,
                     kernel.get("why") or "keeps the THP mode after a reboot", "kernel.transparent_hugepage"))
-    hp = data.get("hugepages")
+    from .hugepages import resolved
+    hp = resolved(data, facts)
     if hp and "count" in hp:
         from .hugepages import SIZES
         kb = SIZES[hp.get("size", "2M")]

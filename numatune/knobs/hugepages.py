@@ -12,7 +12,8 @@ SIZES = {"2M": 2048, "1G": 1048576, "64K": 64, "16M": 16384, "32M": 32768, "512M
 POLICY = {
     "hugepages": Table({
         "size": Scalar(str, choices=tuple(SIZES)),
-        "count": Scalar(int, minimum=0, maximum=1 << 31),
+        # "auto": the pages the Oracle instances' SGAs need (numatune.oracle.pool).
+        "count": Either(Scalar(int, minimum=0, maximum=1 << 31), Scalar(str, choices=("auto",))),
         "placement": Either(Scalar(str, choices=("even",)),
                             Table(extra=Scalar(int, minimum=0), extra_key=r"^\d+$",
                                   extra_doc="placement keys are NUMA node ids: { 0 = 512, 1 = 512 }")),
@@ -31,13 +32,27 @@ def check_policy(data):
     if "count" not in hp:
         yield SchemaError("hugepages", "[hugepages] needs a count", "count = 1024")
     placement = hp.get("placement")
-    if isinstance(placement, dict) and "count" in hp and sum(placement.values()) != hp["count"]:
+    if isinstance(placement, dict) and isinstance(hp.get("count"), int) and sum(placement.values()) != hp["count"]:
         yield SchemaError("hugepages.placement", "hugepages.placement adds up to %d, but count = %d"
                           % (sum(placement.values()), hp["count"]), "make them agree")
 
 
 def read(root, data):
     return {}
+
+
+def resolved(data, facts):
+    """[hugepages] with count = "auto" replaced by the pool the Oracle SGAs
+    need, placed by the instances' cpuset binding unless the policy places it."""
+    hp = data.get("hugepages") or {}
+    if hp.get("count") != "auto":
+        return hp
+    from ..oracle.pool import auto_pool
+    auto = auto_pool(data, facts)
+    out = dict(hp, count=auto["count"])
+    if "placement" not in hp and auto["placement"]:
+        out["placement"] = auto["placement"]
+    return out
 
 
 def size_kb(data):
@@ -55,7 +70,7 @@ def distribute(count, node_ids, placement):
 
 
 def diff(data, facts):
-    hp = data.get("hugepages")
+    hp = resolved(data, facts)
     if not hp or "count" not in hp:
         return
     why = hp.get("why", "")

@@ -1,0 +1,120 @@
+"""The alert log as the instance's own evidence of what it got at startup.
+
+Both timestamp formats are read: "Tue Oct 13 12:31:26 2020" (11g) and the
+ISO-8601 lines of 12.2 and later. Only the last startup counts: evidence is
+reset at each "Starting ORACLE instance". Parsing is pure (text in, dict out).
+"""
+import re
+
+TAIL_BYTES = 4 << 20   # alert logs grow for years; the last startup is near the end
+
+ISO_TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?$")
+OLD_TS = re.compile(r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) "
+                    r"[ \d]\d \d\d:\d\d:\d\d \d{4}$")
+UNITS_MB = {"KB": 1 / 1024, "MB": 1, "GB": 1024}
+
+PATTERNS = [
+    ("numa_nodes", re.compile(r"NUMA system with (\d+) nodes detected")),
+    ("numa_found", re.compile(r"NUMA system found and support (enabled|disabled) \((\d+) domains")),
+    ("numa_support", re.compile(r"Oracle NUMA support (not enabled|enabled|disabled)")),
+    ("group", re.compile(r"Instance started in processor group (\S+) \(NUMA Nodes: ([^)]*?)\s*CPUs: ([^)]*)\)")),
+    ("cpu_change", re.compile(r"Detected change in CPU count to (\d+)")),
+    ("lp_total", re.compile(r"Total Shared Global Region in Large Pages = (\d+) ([KMG]B) \((\d+)%\)")),
+    ("lp_used", re.compile(r"Large Pages used by this instance: (\d+)")),
+    ("lp_size", re.compile(r"Large Page size = (\d+) ([KMG]B)")),
+    ("lp_row", re.compile(r"^\s*(\d+)([KMG])\s+(\S+)\s+(\d+)\s+(\d+)\s+(\S.*?)\s*$")),
+    ("sga_unsupported", re.compile(r"System cannot support SGA size of (\d+) MB")),
+    ("shm_max", re.compile(r"Instance maximum shared memory size should be less than (\d+) MB")),
+    ("memory", re.compile(r"Total system memory configured is (\d+) GB")),
+    ("use_large_pages", re.compile(r"use_large_pages\s*=\s*\"?(\w+)\"?", re.I)),
+]
+
+
+def is_timestamp(line):
+    s = line.strip()
+    return bool(ISO_TS.match(s) or OLD_TS.match(s))
+
+
+def _empty():
+    return {"started": None, "numa_nodes": None, "numa_enabled": None, "processor_group": None,
+            "cpu_count_changes": [], "large_pages": {}, "large_pages_percent": None,
+            "large_pages_used": None, "errors": []}
+
+
+def parse(text):
+    """Evidence of the last startup in an alert log's text."""
+    ev = _empty()
+    startups = 0
+    ts = None
+    in_table = False
+    for line in (text or "").splitlines():
+        if is_timestamp(line):
+            ts = line.strip()
+            continue
+        if "Starting ORACLE instance" in line:
+            startups += 1
+            ev = _empty()
+            ev["started"] = ts
+            in_table = False
+            continue
+        if "PAGESIZE" in line and "EXPECTED_PAGES" in line:
+            in_table = True
+            continue
+        for key, rx in PATTERNS:
+            m = rx.search(line)
+            if not m:
+                continue
+            if key == "lp_row":
+                if not in_table:
+                    continue
+                size_kb = int(m.group(1)) * {"K": 1, "M": 1024, "G": 1 << 20}[m.group(2)]
+                ev["large_pages"][str(size_kb)] = {
+                    "available": m.group(3), "expected": int(m.group(4)), "allocated": int(m.group(5)),
+                    "error": m.group(6)}
+            else:
+                _record(ev, key, m)
+            break
+        else:
+            if in_table and line.strip() and not line.strip().startswith("*"):
+                in_table = False
+    ev["startups"] = startups
+    return ev
+
+
+def _record(ev, key, m):
+    if key == "numa_nodes":
+        ev["numa_nodes"] = int(m.group(1))
+    elif key == "numa_found":
+        ev["numa_nodes"] = int(m.group(2))
+        ev["numa_enabled"] = m.group(1) == "enabled"
+    elif key == "numa_support":
+        ev["numa_enabled"] = m.group(1) == "enabled"
+    elif key == "group":
+        ev["processor_group"] = {"name": m.group(1), "nodes": m.group(2).strip(), "cpus": m.group(3).strip()}
+    elif key == "cpu_change":
+        ev["cpu_count_changes"].append(int(m.group(1)))
+    elif key == "lp_total":
+        ev["large_pages_percent"] = int(m.group(3))
+    elif key == "lp_used":
+        ev["large_pages_used"] = int(m.group(1))
+    elif key == "lp_size":
+        kb = int(int(m.group(1)) * UNITS_MB[m.group(2)] * 1024)
+        ev["large_pages"].setdefault(str(kb), {})
+    elif key in ("sga_unsupported", "shm_max", "memory"):
+        ev["errors"].append(m.string.strip())
+    elif key == "use_large_pages":
+        ev["use_large_pages"] = m.group(1).upper()
+
+
+def read(root, path):
+    """Evidence from the tail of the alert log at ``path`` (host path)."""
+    real = root.join(path)
+    try:
+        with open(real, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - TAIL_BYTES))
+            data = f.read()
+    except OSError:
+        return None
+    return parse(data.decode("utf-8", "replace"))
