@@ -10,9 +10,9 @@ Apply and revert are the same for every family: a change is a list of writes
 (a value, a file edit, a host command) that the appliers journal and undo.
 Adding a family is one module and one line below.
 """
-from . import block, cmdline, cpu_power, cpuset, hugepages, net, oracle, sysctl, thp
+from . import block, cmdline, cpu_power, cpuset, hugepages, net, oracle, sysctl, thp, tuned
 
-FAMILIES = [sysctl, thp, hugepages, cmdline, cpu_power, cpuset, net, block, oracle]
+FAMILIES = [sysctl, thp, hugepages, cmdline, cpu_power, cpuset, tuned, net, block, oracle]
 
 
 EDITORS = {}
