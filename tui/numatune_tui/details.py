@@ -2,11 +2,15 @@
 says so, the exact writes, the persistence file's unified diff, and which
 other tuner (a sysctl.d file, tuned, another finding) would fight it."""
 import difflib
+import os
+import re
 
 from rich.text import Text
 
 from numatune.appliers import files as file_writes
 from numatune.facts import sysctl as facts_sysctl
+from numatune.policy import shipped_dir
+from numatune.policy.loader import key_lines
 
 from .rows import SEVERITY_SHORT, STYLE, value_text
 
@@ -44,16 +48,22 @@ def file_diff(root, write):
 
 
 def evidence(policy, rule):
-    """``file:line: text`` of the policy line that asks for a rule."""
+    """``file:line: text`` of the policy line that sets a rule, or None when
+    no line names it exactly (a default the family applies)."""
     if policy is None or not rule:
         return None
-    where = policy.locate(rule)
-    path, _, line = where.rpartition(":")
-    if not line.isdigit():
-        return where
-    text = policy.texts.get(path, "").splitlines()
-    number = int(line)
-    return "%s: %s" % (where, text[number - 1].strip() if 0 < number <= len(text) else "")
+    key = re.sub(r"\[\d+\]", "", rule)  # key_lines drops array indices
+    # The key itself, else its table when that is more than a top-level one.
+    keys = [key] + ([key.rsplit(".", 1)[0]] if key.count(".") >= 2 else [])
+    for path in reversed(policy.sources):
+        text = policy.texts.get(path, "")
+        lines = key_lines(text)
+        number = next((lines[k] for k in keys if k in lines), None)
+        if number:
+            # Shipped policies by name: their install path says nothing.
+            shown = os.path.basename(path) if os.path.dirname(path) == shipped_dir() else path
+            return "%s:%d: %s" % (shown, number, text.splitlines()[number - 1].strip())
+    return None
 
 
 def sysctl_key(change):
@@ -98,7 +108,7 @@ def change_details(change, plan, facts, policy, root):
     t.append(change.target + "\n", style="bold")
     t.append("%s → " % value_text(change.current))
     t.append(value_text(change.desired), style="bold")
-    t.append("\n%s · " % change.area)
+    t.append(" · %s · " % change.area)
     t.append(change.scope, style=STYLE.get(change.scope, ""))
     t.append(" · risk ")
     t.append(change.risk, style=STYLE.get(change.risk, ""))

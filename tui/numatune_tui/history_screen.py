@@ -44,7 +44,7 @@ def tx_details(tx):
             what = "%s %s" % (op.get("kind"), op.get("path"))
         status = ("undone" if seq in tx.undone else "left alone" if seq in tx.skipped
                   else "done" if seq in tx.done else "announced, not confirmed")
-        t.append("%3d %-12s %s\n" % (seq, status, what), style="dim" if seq in tx.undone else "")
+        t.append("%d %s: %s\n" % (seq, status, what), style="dim" if seq in tx.undone else "")
     return t
 
 

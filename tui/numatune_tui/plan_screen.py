@@ -64,7 +64,8 @@ class PlanScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="status")
-        search = Input(placeholder="search target, id, value or why (enter: done, escape: clear)", id="search")
+        search = Input(placeholder="/ search target, id, value or why (enter: done, escape: clear)",
+                       id="search", compact=True)
         search.display = False  # shown by `/`; hidden, it cannot take the first focus
         search.cursor_blink = False
         yield search

@@ -17,7 +17,7 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "info": "cyan", "warning": "yellow", "critical": "bold red",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
 # Fixed column widths: measured for 80 columns with the details pane below.
-COLUMNS = (("", 1), ("scope", 4), ("target", 34), ("current → desired", 22), ("", 2), ("risk", 4))
+COLUMNS = (("", 1), ("scope", 4), ("target", 32), ("current → desired", 22), ("", 2), ("risk", 4))
 
 
 @dataclass
