@@ -25,12 +25,22 @@ PATTERNS = [
     ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
     ("/etc/systemd/network", r"\.link$", False),
     ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", True),
-    ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+)$", True),
+    ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+|cpufreq|cpuidle)$",
+     True),
+    # cpusets: v1 wherever it is mounted (RHEL 6: /cgroup/cpuset), v2 slices; libcgroup and slice files.
+    ("/sys/fs/cgroup/cpuset", r".*", True),
+    ("/cgroup/cpuset", r".*", True),
+    ("/sys/fs/cgroup", r"^(cgroup\.(controllers|subtree_control|procs)|cpuset\..*|.*\.slice)$", True),
+    ("/etc/cgconfig.d", r"\.conf$", False),
+    ("/etc/systemd/system", r"\.slice$", False),
+    ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
+    ("/etc/tuned", r".*", True),
+    ("/usr/lib/tuned", r".*", True),
     ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
     ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),
     ("/sys/kernel/mm/hugepages", r".*", True),
     ("/etc", r"^(os-release|redhat-release|oracle-release|system-release|hostname|sysctl\.conf|oratab|"
-             r"passwd|group)$", False),
+             r"passwd|group|cgconfig\.conf)$", False),
     ("/etc/sysctl.d", r"\.conf$", False),
     ("/run/sysctl.d", r"\.conf$", False),
     ("/usr/lib/sysctl.d", r"\.conf$", False),
@@ -47,8 +57,10 @@ KEEP = (r"^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_huge
         r"surplus_hugepages|topology|physical_package_id|core_id|die_id|thread_siblings_list|"
         r"core_siblings_list|online|cpufreq|cpuidle|scaling_governor|scaling_driver|"
         r"scaling_available_governors|current_driver|state[0-9]+|name|latency|disable|"
+        r"policy[0-9]+|affected_cpus|current_governor|current_governor_ro|"
+        r"cpuset\.[a-z_.]+|tasks|cgroup\.(procs|controllers|subtree_control)|"
         r"grub\.cfg|grubenv|.*\.(toml|conf))$")
-KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune", "/boot/efi/EFI")
+KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune", "/boot/efi/EFI", "/etc/tuned", "/usr/lib/tuned")
 MAX_DEPTH = 5
 
 

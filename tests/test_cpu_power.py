@@ -20,7 +20,8 @@ ACPI_STATES = [(0, "POLL", 0), (1, "C1", 1), (2, "C2", 41), (3, "C3", 400)]
 
 
 def make_power_root(root, cpus, idle_driver="intel_idle", freq_driver="intel_pstate", governor="powersave",
-                    available="performance powersave", shared_policy=2, states=INTEL_STATES, disabled=()):
+                    available="performance powersave", shared_policy=2, states=INTEL_STATES, disabled=(),
+                    affected=True):
     """cpufreq policies (``shared_policy`` CPUs each, linked like the kernel
     does) and cpuidle states under ``root``."""
     cpu_dir = Path(root) / "sys/devices/system/cpu"
@@ -32,6 +33,9 @@ def make_power_root(root, cpus, idle_driver="intel_idle", freq_driver="intel_pst
                 (policy / "scaling_governor").write_text(governor + "\n")
                 (policy / "scaling_available_governors").write_text(available + "\n")
                 (policy / "scaling_driver").write_text(freq_driver + "\n")
+                if affected:
+                    first = cpu - cpu % shared_policy
+                    (policy / "affected_cpus").write_text(" ".join(map(str, range(first, first + shared_policy))) + "\n")
             (cpu_dir / ("cpu%d" % cpu)).mkdir(parents=True, exist_ok=True)
             os.symlink("../cpufreq/" + policy.name, cpu_dir / ("cpu%d" % cpu) / "cpufreq")
     if idle_driver:
@@ -105,9 +109,10 @@ def test_intel_server_plans_governor_cstates_and_boot_args_then_reverts_exactly(
 
 
 def test_acpi_idle_uses_processor_max_cstate_and_default_governor(server, cli, tmp_path):
+    # No affected_cpus (an old kernel): the per-CPU cpufreq links are read instead.
     make_power_root(server, online(server), idle_driver="acpi_idle", freq_driver="acpi-cpufreq",
                     governor="ondemand", available="conservative ondemand userspace powersave performance",
-                    shared_policy=1, states=ACPI_STATES)
+                    shared_policy=1, states=ACPI_STATES, affected=False)
     pol = write(tmp_path, "p.toml", '[cpu]\ngovernor = "performance"\nmax_cstate = 2\n')
     ids = {c["id"]: c for c in plan(cli, server, pol, "--only", "cpu")["changes"]}
     assert ids["cpu.boot:processor.max_cstate"]["desired"] == "processor.max_cstate=2"

@@ -355,3 +355,19 @@ def test_real_kernel_changes_an_existing_cpuset_and_restores_it(cli, tmp_path):
         assert os.path.isdir(path)  # it was there before: revert keeps it
     finally:
         os.rmdir(path)
+
+
+def test_a_snapshot_of_this_vm_keeps_what_cpuset_planning_reads(cli, tmp_path):
+    if not os.path.isdir(CPUSET):
+        pytest.skip("no cgroup v1 cpuset hierarchy here")
+    import tarfile
+    status, out, err = cli("snapshot", "--out", tmp_path / "vm.tar.gz")
+    assert status == 0, err
+    root = tmp_path / "snap"
+    with tarfile.open(tmp_path / "vm.tar.gz") as tar:
+        tar.extractall(root)
+    pol = policy(tmp_path, '[[cpuset]]\nname = "numatune-snap"\nnodes = [0]\n')
+    (create,) = plan_json(cli, root, pol)["changes"]
+    node0 = open("/sys/devices/system/node/node0/cpulist").read().strip()
+    assert create["target"] == CPUSET + "/numatune-snap"
+    assert create["desired"] == "cpus=%s mems=0" % node0

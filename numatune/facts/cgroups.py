@@ -44,6 +44,18 @@ def find_hierarchy(mounts):
     return None
 
 
+def guess_hierarchy(root):
+    """Without /proc/mounts (a snapshot keeps it as a dangling link to
+    self/mounts), look where cpusets are usually mounted."""
+    for mount in ("/sys/fs/cgroup/cpuset", "/cgroup/cpuset", "/dev/cpuset"):
+        for prefix in ("cpuset.", ""):
+            if root.exists("%s/%scpus" % (mount, prefix)) and root.exists(mount + "/tasks"):
+                return {"version": 1, "mount": mount, "prefix": prefix}
+    if root.exists("/sys/fs/cgroup/cgroup.controllers"):
+        return {"version": 2, "mount": "/sys/fs/cgroup", "prefix": "cpuset."}
+    return None
+
+
 def parse_ids(text):
     """/etc/passwd or /etc/group -> {name: numeric id}."""
     out = {}
@@ -94,8 +106,8 @@ def cgroup_path(hierarchy, name, systemd=False):
 
 def read(root, names):
     """The hierarchy, its root cgroup and every named cpuset's state."""
-    mounts = parse_mounts(root.read_text("/proc/mounts"))
-    hierarchy = find_hierarchy(mounts)
+    mounts_text = root.read_text("/proc/mounts")
+    hierarchy = find_hierarchy(parse_mounts(mounts_text)) if mounts_text is not None else guess_hierarchy(root)
     systemd = root.isdir("/run/systemd/system") or root.exists("/etc/systemd/system.conf")
     out = {"hierarchy": hierarchy, "systemd": systemd, "top": None, "cpusets": {}, "others": {},
            "users": parse_ids(root.read_text(PASSWD)), "groups": parse_ids(root.read_text(GROUP)),

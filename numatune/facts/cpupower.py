@@ -17,6 +17,20 @@ def read_cpufreq(root, online):
     writing the governor once covers them all."""
     policies = {}
     driver = None
+    base = CPU_DIR + "/cpufreq"
+    for name in root.listdir(base):
+        # Policy directories list their CPUs; a snapshot keeps them even
+        # where it drops the cpuN/cpufreq links.
+        affected = root.read_value("%s/%s/affected_cpus" % (base, name))
+        if re.match(r"^policy\d+$", name) and affected:
+            cpus = [int(c) for c in affected.split() if c.isdigit() and int(c) in online]
+            if cpus:
+                path = "%s/%s" % (base, name)
+                policies[path] = {"path": path, "cpus": cpus, "governor": root.read_value(path + "/scaling_governor"),
+                                  "available": (root.read_value(path + "/scaling_available_governors") or "").split()}
+                driver = driver or root.read_value(path + "/scaling_driver")
+    if policies:
+        return {"driver": driver, "policies": sorted(policies.values(), key=lambda p: p["cpus"][0])}
     for cpu in online:
         path = "%s/cpu%d/cpufreq" % (CPU_DIR, cpu)
         if not root.isdir(path):
