@@ -53,7 +53,7 @@ def test_cells_show_selection_scope_values_flags_and_risk():
     assert "S" in on[4][0]
     off = rows.cells(row, set(), {change.id}, plan)
     assert off[0] == ("·", "unselected")
-    group = rows.cells(rows.Row("group", "oracle", None, 1), {"oracle"}, {change.id}, plan)
+    group = rows.cells(rows.Row("group", "oracle", None, 1, (change.id,)), {"oracle"}, {change.id}, plan)
     assert group[0][0] == "▼" and group[2][0] == "oracle: 1 change, 0 selected"
 
 

@@ -1,5 +1,7 @@
 """The review app: the state every screen shares (root, policy, the plan,
 what is deselected) and the engine calls, which always run in workers."""
+from pathlib import Path
+
 from textual.app import App
 from textual.binding import Binding
 
@@ -9,7 +11,8 @@ from .plan_screen import PlanScreen
 
 
 class ReviewApp(App[int]):
-    CSS_PATH = "review.tcss"
+    # Absolute: a subclass elsewhere (the benchmark) must find it too.
+    CSS_PATH = Path(__file__).with_name("review.tcss")
     TITLE = "numatune review"
     # The details pane sits beside the table when there is room, below it otherwise.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]

@@ -90,13 +90,28 @@ def rivals(change, plan, facts):
                 if k == key:
                     when = "loads after numatune's file: wins at boot" if i > ours else "loads before ours"
                     out.append("sysctl.d %s:%d sets %s = %s (%s)" % (f["path"], number, key, value, when))
-    for other in plan.changes:
-        if other.id != change.id and other.rule == change.rule and other.id.startswith("sysctl.override:"):
+    for other in _overrides(plan).get(change.rule, ()):
+        if other.id != change.id:
             out.append("this plan also comments out %s" % other.target)
     for finding in plan.findings:
-        if change.rule and finding.rule == change.rule or finding.target and finding.target == change.target:
+        if (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target):
             out.append("%s: %s" % (SEVERITY_SHORT[finding.severity], finding.message))
     return out
+
+
+_override_index = [None, None]
+
+
+def _overrides(plan):
+    """rule -> the plan's changes that comment out a later sysctl.d line,
+    indexed once per plan: the pane is redrawn on every cursor move."""
+    if _override_index[0] is not plan:
+        index = {}
+        for c in plan.changes:
+            if c.id.startswith("sysctl.override:"):
+                index.setdefault(c.rule, []).append(c)
+        _override_index[:] = [plan, index]
+    return _override_index[1]
 
 
 def _section(text, title):

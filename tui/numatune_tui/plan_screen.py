@@ -22,7 +22,7 @@ from numatune.render import summary_line
 from . import details, rows
 from .rows import Filters
 
-FIRST_ROWS = 120
+FIRST_ROWS = 20
 CHUNK_ROWS = 250
 SEARCH_DELAY = 0.15
 
@@ -141,10 +141,12 @@ class PlanScreen(Screen):
                     break
         self._generation += 1
         table.clear()
-        first = max(FIRST_ROWS, index + FIRST_ROWS)
+        # Enough rows to fill the screen around the cursor; the rest follow.
+        first = max(self.size.height + FIRST_ROWS, index + FIRST_ROWS)
         table.add_rows(self._cells(r) for r in self.rows[:first])
         if len(self.rows) > first:
-            self.set_timer(0.01, partial(self._fill_more, self._generation, first))
+            # After this frame is on screen: the first paint waits for no chunk.
+            self.call_after_refresh(self.set_timer, 0.01, partial(self._fill_more, self._generation, first))
         if self.rows:
             table.move_cursor(row=index, animate=False)
         self._update_status()

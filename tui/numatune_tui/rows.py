@@ -68,6 +68,7 @@ class Row:
     group: str           # the area, or FINDINGS
     item: object = None  # the Change or Finding; None for a group row
     count: int = 0       # group rows: how many rows the filters let through
+    members: tuple = ()  # group rows: the ids of every change in the area
 
 
 def groups(plan):
@@ -83,14 +84,19 @@ def visible_rows(plan, filters, expanded):
     """The table's rows: a header for every group something passes the
     filters in, and the group's items when it is expanded."""
     rows = []
+    by_area, members = {}, {}
+    for c in plan.changes:
+        members.setdefault(c.area, []).append(c.id)
+        if filters.change_matches(c):
+            by_area.setdefault(c.area, []).append(("change", c))
     for name in groups(plan):
         if name == FINDINGS:
             items = [("finding", f) for f in plan.findings if filters.finding_matches(f)]
         else:
-            items = [("change", c) for c in plan.changes if c.area == name and filters.change_matches(c)]
+            items = by_area.get(name, [])
         if not items:
             continue
-        rows.append(Row("group", name, None, len(items)))
+        rows.append(Row("group", name, None, len(items), tuple(members.get(name, ()))))
         if name in expanded:
             rows.extend(Row(kind, name, item) for kind, item in items)
     return rows
@@ -113,8 +119,7 @@ def cells(row, expanded, deselected, plan):
         if row.group == FINDINGS:
             label = "findings: %d" % row.count
         else:
-            members = [c for c in plan.changes if c.area == row.group]
-            chosen = sum(1 for c in members if c.id not in deselected)
+            chosen = sum(1 for i in row.members if i not in deselected)
             label = "%s: %d change%s, %d selected" % (row.group, row.count, "" if row.count == 1 else "s",
                                                     chosen)
         return [(mark, "group"), ("", ""), (label, "group"), ("", ""), ("", ""), ("", "")]
