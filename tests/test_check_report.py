@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REPO, tree_digest, write
 
-CAPTURE = "96em64t-4no4pa3ca2co"  # 16 sockets, 4 nodes, no bootloader files
+CAPTURE = "16amd64-4n4c-cgroup-distance-merge"  # 4 sockets, 4 nodes, no bootloader files: small
 SYSCTL_ONLY = """
 [policy]
 name = "sysctl-only"

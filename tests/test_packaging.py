@@ -1,0 +1,194 @@
+"""The RPM, built for real with Debian's rpmbuild (--nodeps: its database is
+empty), installed into a scratch root, and the installed numatune run from
+there; the systemd units checked by systemd-analyze; the generated bash
+completion and man page in step with the parser and working in bash and man."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from conftest import CAPTURES, REPO, SHARED, write
+
+SPEC = REPO / "packaging" / "numatune.spec"
+UNITS = REPO / "packaging" / "systemd"
+
+
+def _version():
+    text = (REPO / "pyproject.toml").read_text()
+    return re.search(r'^version = "([^"]+)"', text, re.M).group(1)
+
+
+def _sources():
+    """The files of this checkout as they are now (tracked and new, not ignored)."""
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=str(REPO),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        pytest.skip("not a git checkout: %s" % out.stderr.strip())
+    return [f for f in out.stdout.splitlines() if (REPO / f).is_file()]
+
+
+@pytest.fixture(scope="module")
+def rpms(tmp_path_factory):
+    """Build the binary RPMs once: {name: path}."""
+    if not shutil.which("rpmbuild"):
+        pytest.skip("rpmbuild is not installed (apt-get install rpm)")
+    top = tmp_path_factory.mktemp("rpmbuild")
+    version = _version()
+    (top / "SOURCES").mkdir()
+    with tarfile.open(top / "SOURCES" / ("numatune-%s.tar.gz" % version), "w:gz") as tar:
+        for name in _sources():
+            tar.add(str(REPO / name), "numatune-%s/%s" % (version, name))
+    defines = {
+        "_topdir": str(top),
+        # The interpreter running these tests has pip, setuptools, wheel and pytest.
+        "__python3": sys.executable,
+        "numatune_shared": str(SHARED),
+        # %check runs the suite on a RHEL build; here a small part keeps this test quick.
+        "numatune_check_tests": "tests/test_check_report.py -k 'nagios or junit'",
+        # Debian's dependency generator needs python3-packaging; RHEL's works.
+        "__pythondist_requires": "%{nil}", "__pythondist_provides": "%{nil}",
+    }
+    argv = ["rpmbuild", "-bb", "--nodeps"]
+    for key, value in defines.items():
+        argv += ["--define", "%s %s" % (key, value)]
+    proc = subprocess.run(argv + [str(SPEC)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert re.search(r"^\S*\s*\d+ passed", proc.stdout + proc.stderr, re.M), "%check ran no test"
+    built = {p.name.rsplit("-", 2)[0]: p for p in (top / "RPMS" / "noarch").glob("*.rpm")}
+    assert set(built) == {"numatune", "numatune-tui"}
+    return built
+
+
+def _rpm_query(rpm, fmt):
+    return subprocess.run(["rpm", "-qp", "--qf", fmt, str(rpm)], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_spec_version_follows_pyproject():
+    assert re.search(r"^Version:\s+(\S+)$", SPEC.read_text(), re.M).group(1) == _version()
+
+
+def test_rpm_files_config_and_requires(rpms):
+    files = dict(line.rsplit(" ", 1) for line in
+                 _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEFLAGS:fflags}\n]").splitlines())
+    for path in ("/usr/bin/numatune", "/usr/lib/systemd/system/numatune-check.service",
+                 "/usr/lib/systemd/system/numatune-check.timer", "/usr/share/numatune/policies",
+                 "/usr/share/bash-completion/completions/numatune", "/usr/share/man/man8/numatune.8",
+                 "/var/lib/numatune", "/etc/numatune"):
+        assert any(f == path or f.startswith(path + ".") for f in files), path
+    assert any(f.endswith("/site-packages/numatune/report/prometheus.py") for f in files)
+    assert not any("numatune_tui" in f for f in files)  # servers need not install Textual
+    # %config(noreplace): "c" and "n"; an admin's edits survive an upgrade.
+    for conf in ("/etc/numatune/policy.toml", "/etc/sysconfig/numatune-check"):
+        assert set(files[conf]) >= {"c", "n"}, (conf, files[conf])
+    assert _rpm_query(rpms["numatune"], "%{ARCH}") == "noarch"
+    tui = _rpm_query(rpms["numatune-tui"], "[%{FILENAMES}\n]").split()
+    assert any(f.endswith("/numatune_tui/app.py") for f in tui)
+    requires = _rpm_query(rpms["numatune-tui"], "[%{REQUIRENAME} %{REQUIREVERSION}\n]")
+    assert "python3-textual" in requires and re.search(r"^numatune \S+-1", requires, re.M)
+    state = _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEMODES:perms}\n]")
+    assert "/var/lib/numatune drwx------" in state
+
+
+@pytest.fixture(scope="module")
+def installed(rpms, tmp_path_factory):
+    root = tmp_path_factory.mktemp("scratch-root")
+    subprocess.run(["rpm", "--root", str(root), "--initdb"], check=True)
+    # --noscripts: the scratch root has no /bin/sh or systemctl for %post.
+    proc = subprocess.run(["rpm", "-i", "--root", str(root), "--nodeps", "--noscripts", str(rpms["numatune"])],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def _run_installed(root, *args):
+    site = next(root.glob("usr/lib/python3*/site-packages"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=str(site), NO_COLOR="1")
+    # The installed script, with this interpreter (its #! names the host's python3).
+    return subprocess.run([sys.executable, str(root / "usr/bin/numatune")] + [str(a) for a in args],
+                          capture_output=True, text=True, env=env, cwd=str(root))
+
+
+@pytest.mark.skipif(not CAPTURES, reason="no real captures in ../shared/realdata")
+def test_installed_numatune_checks_a_capture(installed, capture):
+    assert (installed / "usr/bin/numatune").read_text().splitlines()[0] == "#!/usr/bin/python3 -s"
+    where = subprocess.run([sys.executable, "-c", "import numatune; print(numatune.__file__)"],
+                           capture_output=True, text=True, cwd=str(installed),
+                           env=dict(PYTHONPATH=str(next(installed.glob("usr/lib/python3*/site-packages")))))
+    assert where.stdout.startswith(str(installed)), where
+    policies = os.path.realpath(installed / "usr/share/numatune/policies")
+    assert policies.startswith(str(installed)) and os.path.exists(os.path.join(policies, "oracle-numa.toml"))
+
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    write(root, "/proc/sys/kernel/numa_balancing", "1\n")
+    proc = _run_installed(installed, "check", "--root", root, "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == doc["status"] == 2, proc.stderr
+    assert doc["policy_name"] == "oracle-numa"  # the shipped default, found through the installed package
+    assert any(r["id"] == "sysctl.live:kernel.numa_balancing" for r in doc["results"])
+    proc = _run_installed(installed, "plan", "--list-policies")
+    assert "oracle-numa" in proc.stdout.split()
+
+
+def test_units_verify(installed, tmp_path):
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed")
+    units = []
+    for name in ("numatune-check.service", "numatune-check.timer"):
+        unit = installed / "usr/lib/systemd/system" / name
+        assert unit.read_bytes() == (UNITS / name).read_bytes()
+        # The host has no /usr/bin/numatune: point ExecStart at the installed one,
+        # so verify also checks that the command exists and is executable.
+        text = unit.read_text().replace("/usr/bin/numatune", str(installed / "usr/bin/numatune"))
+        units.append(write(tmp_path, name, text))
+    proc = subprocess.run(["systemd-analyze", "verify", "--man=no"] + [str(u) for u in units],
+                          capture_output=True, text=True)
+    problems = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    if proc.returncode != 0 and any("Failed to" in p and "manager" in p.lower() for p in problems):
+        pytest.skip("systemd-analyze cannot run here: %s" % problems[0])
+    assert proc.returncode == 0 and not problems, problems
+    timer = (UNITS / "numatune-check.timer").read_text()
+    assert re.search(r"^OnCalendar=daily$", timer, re.M) and "WantedBy=timers.target" in timer
+    service = (UNITS / "numatune-check.service").read_text()
+    assert re.search(r"^ExecStart=/usr/bin/numatune check --format prometheus --out \S+\.prom", service, re.M)
+    assert re.search(r"^SuccessExitStatus=1 2$", service, re.M)
+
+
+def test_completion_and_man_page_follow_the_parser(tmp_path):
+    proc = subprocess.run([sys.executable, str(REPO / "packaging" / "cli_docs.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, "regenerate with: python3 packaging/cli_docs.py (%s)" % proc.stdout.strip()
+
+
+def _complete(line):
+    """COMPREPLY for the command line typed so far (the cursor at its end)."""
+    words = line.split() + ([""] if line.endswith(" ") else [])
+    script = ("source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _numatune; printf '%%s\\n' \"${COMPREPLY[@]}\""
+              % (REPO / "packaging/completion/numatune.bash", " ".join("'%s'" % w for w in words), len(words) - 1))
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_bash_completes_commands_flags_and_values():
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    assert {"plan", "apply", "check", "revert"} <= set(_complete("numatune "))
+    assert _complete("numatune check --format ") == ["text", "json", "junit", "prometheus", "nagios"]
+    assert "--out" in _complete("numatune check --")
+    assert "oracle-numa" in _complete("numatune plan --policy ")
+    assert _complete("numatune plan --only me") == ["memory"]
+
+
+def test_man_page_renders_without_warnings():
+    if not shutil.which("groff"):
+        pytest.skip("groff is not installed")
+    page = REPO / "packaging/man/numatune.8"
+    proc = subprocess.run(["groff", "-ww", "-man", "-Tutf8", str(page)], capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    text = re.sub(r".\x08", "", proc.stdout)
+    assert "EXIT STATUS" in text and "prometheus" in text and "--out FILE" in text.replace("‐", "-")
