@@ -92,12 +92,16 @@ def test_rivals_name_sysctl_files_and_findings():
         {"path": "/etc/sysctl.d/99-tuned.conf", "settings": [[1, "vm.swappiness", "60"]]}]}}
     from numatune.model import Finding
     plan = Plan(host={}, changes=[change], findings=[
-        Finding(id="tuned.conflict", severity="warning", message="tuned profile throughput-performance sets "
-                "vm.swappiness = 10 at start", rule="sysctl.vm.swappiness")])
+        Finding(id="tuned.conflict:sysctl_vm.swappiness", severity="warning", rule="tuned.profile",
+                target="/usr/lib/tuned/throughput-performance/tuned.conf",
+                message="tuned profile throughput-performance sets vm.swappiness = 10 (...), so tuned wins"),
+        Finding(id="tuned.conflict:sysctl_vm.dirty_ratio", severity="warning", rule="tuned.profile",
+                message="tuned profile throughput-performance sets vm.dirty_ratio = 40")])
     out = details.rivals(change, plan, facts)
     assert out[0] == "sysctl.d /etc/sysctl.d/10-base.conf:3 sets vm.swappiness = 30 (loads before ours)"
     assert "99-tuned.conf:1" in out[1] and "wins at boot" in out[1]
-    assert out[2].startswith("WARN: tuned profile")
+    assert out[2].startswith("WARN: tuned profile throughput-performance sets vm.swappiness")
+    assert len(out) == 3
 
 
 def test_evidence_names_the_policy_line(review_root):

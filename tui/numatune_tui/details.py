@@ -94,7 +94,10 @@ def rivals(change, plan, facts):
         if other.id != change.id:
             out.append("this plan also comments out %s" % other.target)
     for finding in plan.findings:
-        if (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target):
+        same = (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target)
+        # The tuned family reports each knob its profile sets differently.
+        tuned = finding.id.startswith("tuned.conflict:") and (key or change.target) in finding.message
+        if same or tuned:
             out.append("%s: %s" % (SEVERITY_SHORT[finding.severity], finding.message))
     return out
 
