@@ -205,7 +205,10 @@ def test_rhel6_cgroup_mount_and_cgconfig_group_planned_with_live(linked, cli, tm
     old = "mount {\n    cpuset = /cgroup/cpuset;\n}\n\ngroup oracle {\n    cpuset {\n" \
           "        cpuset.cpus = \"0\";\n        cpuset.mems = \"0\";\n    }\n}\n"
     write(root, "/etc/cgconfig.conf", old)
-    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [0]\nmemory_migrate = true\n')
+    write(root, "/etc/passwd", "oracle:x:500:500::/home/oracle:/bin/bash\n")
+    write(root, "/etc/group", "oinstall:x:500:\ndba:x:501:oracle\n")
+    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [0]\nmemory_migrate = true\n'
+                           'owner = { uid = "oracle", gid = "dba" }\n')
     plan = plan_json(cli, root, pol)
     ids = {c["id"]: c for c in plan["changes"]}
     assert ids["cpuset.create:oracle"]["target"] == "/cgroup/cpuset/oracle"
@@ -216,6 +219,9 @@ def test_rhel6_cgroup_mount_and_cgconfig_group_planned_with_live(linked, cli, tm
     text = (root / "etc/cgconfig.conf").read_text()
     assert text.startswith("mount {") and text.count("group oracle") == 1
     assert 'cpuset.cpus = "%s";' % _node_cpulist(root, 0) in text and 'cpuset.memory_migrate = "1";' in text
+    assert "task { uid = oracle; gid = dba; }" in text
+    made = root / "cgroup/cpuset/oracle"
+    assert (made.stat().st_uid, made.stat().st_gid, (made / "tasks").stat().st_uid) == (500, 501, 500)
     assert plan_json(cli, root, pol)["changes"] == []
     assert cli("revert", "--last", "--root", root)[0] == 0
     assert tree_digest(root) == before
@@ -371,3 +377,46 @@ def test_a_snapshot_of_this_vm_keeps_what_cpuset_planning_reads(cli, tmp_path):
     node0 = open("/sys/devices/system/node/node0/cpulist").read().strip()
     assert create["target"] == CPUSET + "/numatune-snap"
     assert create["desired"] == "cpus=%s mems=0" % node0
+
+
+def test_owner_is_applied_and_restored_on_an_existing_cpuset(linked, cli, tmp_path):
+    root = linked("16amd64-4n4c-cgroup-distance-merge")
+    cgroup_v1(root)
+    write(root, "/etc/passwd", "oracle:x:54321:54321::/home/oracle:/bin/bash\n")
+    write(root, "/etc/group", "dba:x:54322:oracle\n")
+    for name, text in (("cpuset.cpus", "4-7\n"), ("cpuset.mems", "1\n"), ("tasks", ""), ("cgroup.procs", "")):
+        write(root, "%s/oracle/%s" % (CPUSET, name), text)
+    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [1]\nowner = { uid = "oracle", gid = "dba" }\n')
+    (change,) = plan_json(cli, root, pol)["changes"]
+    assert change["id"] == "cpuset.owner:oracle" and change["desired"] == "54321:54322"
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--only", "cpu", "--yes")
+    assert status == 0, err + out
+    d = root / "sys/fs/cgroup/cpuset/oracle"
+    assert (d.stat().st_uid, (d / "tasks").stat().st_gid, (d / "cpuset.cpus").stat().st_uid) == (54321, 54322, 0)
+    assert cli("revert", "--last", "--root", root)[0] == 0
+    assert tree_digest(root) == before
+
+
+def test_cgconfig_editor_keeps_other_groups_and_is_idempotent():
+    from numatune.cgconfig import cgconfig_group, group_settings
+    text = ("# site groups { with a brace in a comment\ngroup web {\n    cpu { cpu.shares = 100; }\n}\n"
+            "group oracle {\n    cpuset { cpuset.cpus = 0; cpuset.mems = 0; }\n}\n")
+    settings = [["cpuset.cpus", "0-9,40-49"], ["cpuset.mems", "0"]]
+    new = cgconfig_group(text, "oracle", settings, "oracle", "dba")
+    assert new.startswith("# site groups { with a brace") and "group web {\n    cpu { cpu.shares = 100; }" in new
+    assert group_settings(new, "oracle") == {"cpuset.cpus": "0-9,40-49", "cpuset.mems": "0", "uid": "oracle",
+                                             "gid": "dba"}
+    assert cgconfig_group(new, "oracle", settings, "oracle", "dba") == new
+    assert group_settings(new, "web") == {}
+    fresh = cgconfig_group(None, "oracle", settings)
+    assert group_settings(fresh, "oracle") == {"cpuset.cpus": "0-9,40-49", "cpuset.mems": "0"}
+
+
+def test_slice_editor_keeps_a_units_other_settings():
+    from numatune.cgconfig import parse_unit, slice_set
+    text = "[Unit]\nDescription=Oracle\n\n[Slice]\nCPUWeight=200\nAllowedCPUs=0-3\n"
+    new = slice_set(text, {"AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"})
+    assert parse_unit(new) == {"Unit": {"Description": "Oracle"},
+                               "Slice": {"CPUWeight": "200", "AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"}}
+    assert slice_set(new, {"AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"}) == new
