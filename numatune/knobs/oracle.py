@@ -260,7 +260,7 @@ def verify_applied(data, changes, facts):
         return []
     kb = pool.page_kb(data)
     needed = sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
-    have = facts["topology"]["hugepages"].get(str(kb), {}).get("nr", 0)
+    have = pool.live_pages(facts, kb)
     if have < needed:
         return ["start safety: the kernel gave %d of the %d x %dkB pages the SGAs need, so "
                 "use_large_pages = ONLY would keep the instances from starting" % (have, needed, kb)]

@@ -164,7 +164,7 @@ def _pool_after(data, facts, kb):
     hp = hugepages.resolved(data, facts)
     if "count" in hp and pool.page_kb(data) == kb:
         return hp["count"]
-    return facts["topology"]["hugepages"].get(str(kb), {}).get("nr", 0)
+    return pool.live_pages(facts, kb)
 
 
 def pool_fits(data, facts):

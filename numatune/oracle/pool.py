@@ -62,6 +62,14 @@ def in_use(facts, kb):
     return max(total.get("nr", 0) - total.get("free", 0), 0), per_node
 
 
+def live_pages(facts, kb):
+    """Pages in the pool now: the nodes' pools added up where the kernel
+    shows them per node (a copied tree does not sum them for us)."""
+    topo = facts["topology"]
+    nodes = [n["hugepages"][str(kb)].get("nr", 0) for n in topo["nodes"].values() if str(kb) in n["hugepages"]]
+    return sum(nodes) if nodes else topo["hugepages"].get(str(kb), {}).get("nr", 0)
+
+
 def auto_pool(data, facts):
     """{"count", "placement", "instances", "kb"} for count = "auto"."""
     kb = page_kb(data)

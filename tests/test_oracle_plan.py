@@ -1,0 +1,219 @@
+"""The oracle family end to end on fixture roots (no Oracle server here):
+a pfile instance planned, applied, re-planned empty and reverted byte for
+byte; an spfile instance reported, never written; bad policies refused."""
+import json
+
+import pytest
+
+import fakehost
+from conftest import REALDATA, tree_digest, write
+
+ORACLE = REALDATA / "oracle"
+HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
+INIT = HOME + "/dbs/initORCL.ora"
+
+POLICY = """
+[hugepages]
+size = "2M"
+count = "auto"
+
+[[oracle.instance]]
+sid = "ORCL"
+[oracle.instance.parameters]
+_enable_NUMA_support = true
+use_large_pages = "ONLY"
+memory_target = 0
+processor_group_name = "oracle"
+processes = 300
+"""
+
+
+@pytest.fixture
+def host(tmp_path):
+    root = tmp_path / "root"
+    fakehost.build(root)
+    write(root, "/etc/oratab", "# oratab\nORCL:%s:Y\n" % HOME)
+    write(root, INIT, (ORACLE / "init.ora.oracle-stock-sample").read_text())
+    write(root, "/sys/fs/cgroup/cpuset/oracle/cpuset.cpus", "0-3\n")
+    write(root, "/sys/fs/cgroup/cpuset/oracle/cpuset.mems", "0\n")
+    return root
+
+
+def _plan(cli, root, policy):
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_pfile_instance_plan_apply_revert(host, tmp_path, cli):
+    policy = write(tmp_path, "policy.toml", POLICY)
+    plan = _plan(cli, host, policy)
+    changes = {c["id"]: c for c in plan["changes"]}
+    params = {k.split(":")[2]: (c["current"], c["desired"]) for k, c in changes.items()
+              if k.startswith("oracle.param:")}
+    # memory_target=1G is switched off: 60% / 40% of it become the targets.
+    assert params == {"_enable_numa_support": (None, "TRUE"), "use_large_pages": (None, "'ONLY'"),
+                      "memory_target": ("1G", "0"), "processes": ("150", "300"),
+                      "sga_target": (None, "614M"), "pga_aggregate_target": (None, "410M"),
+                      "processor_group_name": (None, "'oracle'")}
+    assert all(c["restart_required"] and c["writes"][0]["path"] == INIT
+               for k, c in changes.items() if k.startswith("oracle.param:"))
+    # SGA 614M, granule 4M: 616M + 4M = 620M -> 310 pages; margin ceil(6.2) = 7 -> 317.
+    # ORCL is bound to cpuset "oracle" (node 0): 310 there, the margin 4 + 3 over both nodes.
+    assert changes["hugepages.live:node0:2048kB"]["desired"] == "314"
+    assert changes["hugepages.live:node1:2048kB"]["desired"] == "3"
+    assert changes["oracle.memlock"]["desired"] == str(317 * 2048)
+    ids = {f["id"] for f in plan["findings"]}
+    assert "oracle.amm-split:ORCL" in ids
+    assert not {i for i in ids if i.startswith(("oracle.start-safety", "oracle.pool-too-small", "oracle.no-cpuset"))}
+
+    before = tree_digest(host)
+    status, out, err = cli("apply", "--yes", "--root", host, "--policy", policy)
+    assert status == 0, out + err
+    text = (host / INIT.lstrip("/")).read_text()
+    assert "memory_target=0\n" in text and "processes = 300\n" in text and "_enable_NUMA_support=TRUE\n" in text
+    limits = (host / "etc/security/limits.d/90-numatune-oracle.conf").read_text()
+    assert "oracle soft memlock 649216\n" in limits and "oracle hard memlock 649216\n" in limits
+    assert _plan(cli, host, policy)["changes"] == []
+    status, out, err = cli("revert", "--last", "--root", host)
+    assert status == 0, out + err
+    assert tree_digest(host) == before
+
+
+def test_only_refused_without_a_pool_that_fits(host, tmp_path, cli):
+    policy = write(tmp_path, "policy.toml", POLICY.replace('count = "auto"', "count = 100"))
+    plan = _plan(cli, host, policy)
+    ids = {c["id"] for c in plan["changes"]}
+    assert "oracle.param:ORCL:use_large_pages" not in ids
+    assert "oracle.param:ORCL:memory_target" in ids
+    crit = {f["id"] for f in plan["findings"] if f["severity"] == "critical"}
+    assert {"oracle.start-safety:ORCL", "oracle.pool-too-small"} <= crit
+
+
+def test_only_rolled_back_when_the_kernel_fills_less(host, tmp_path, cli, monkeypatch):
+    """The pool was planned, but the kernel allocated fewer pages: the run is
+    refused after the writes, and everything is rolled back."""
+    from numatune.appliers import values as value_writer
+    real_write = value_writer._write
+
+    def fragmented(root, path, value):
+        if path.endswith("node0/hugepages/hugepages-2048kB/nr_hugepages") and value == "314":
+            value = "100"       # the kernel found 100 free 2M blocks, not 314
+        return real_write(root, path, value)
+    monkeypatch.setattr(value_writer, "_write", fragmented)
+    policy = write(tmp_path, "policy.toml", POLICY)
+    before = tree_digest(host)
+    status, out, err = cli("apply", "--yes", "--root", host, "--policy", policy)
+    assert status == 1
+    assert "start safety" in out + err and "rolled back" in out + err
+    assert tree_digest(host) == before
+
+
+def test_spfile_instance_is_reported_never_written(host, tmp_path, cli):
+    (host / (HOME + "/dbs/spfileORCL.ora").lstrip("/")).write_bytes((ORACLE / "spfileperftest.ora").read_bytes())
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "ORCL"
+pfile = "%s"
+[oracle.instance.parameters]
+sga_target = "28941m"
+processes = 400
+""" % INIT)
+    plan = _plan(cli, host, policy)
+    assert [c for c in plan["changes"] if c["area"] == "oracle"] == []
+    findings = {f["id"]: f for f in plan["findings"]}
+    assert "processes (300 -> 400)" in findings["oracle.spfile:ORCL"]["message"]
+    assert "sga_target" not in findings["oracle.spfile:ORCL"]["message"]   # 28941m is already there
+    assert "CREATE PFILE" in findings["oracle.spfile:ORCL"]["why"]
+    assert "would change nothing" in findings["oracle.pfile-shadowed:ORCL"]["message"]
+
+
+def test_caging_and_binding_findings(host, tmp_path, cli):
+    write(host, "/etc/oratab", "A:%s:Y\nB:%s:Y\nC:%s:Y\n" % (HOME, HOME, HOME))
+    for sid in "ABC":
+        write(host, HOME + "/dbs/init%s.ora" % sid, "*.db_name='%s'\n*.sga_target=1G\n" % sid)
+    write(host, "/sys/fs/cgroup/cpuset/other/cpuset.cpus", "2-5\n")
+    write(host, "/sys/fs/cgroup/cpuset/other/cpuset.mems", "0\n")
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "A"
+[oracle.instance.parameters]
+cpu_count = 1
+resource_manager_plan = "default_plan"
+[[oracle.instance]]
+sid = "B"
+[oracle.instance.parameters]
+processor_group_name = "oracle"
+[[oracle.instance]]
+sid = "C"
+[oracle.instance.parameters]
+processor_group_name = "other"
+""")
+    findings = {f["id"]: f for f in _plan(cli, host, policy)["findings"]}
+    assert "oracle.caging-one-cpu:A" in findings
+    assert "oracle.cpuset-overlap:oracle:other" in findings           # CPUs 2-3 in both
+    assert "oracle.cpuset-not-local:C" in findings                    # CPUs on nodes 0 and 1, memory on 0
+    assert "oracle.cpuset-not-local:B" not in findings
+    policy.write_text(policy.read_text().replace('"other"', '"missing"') + """
+[[oracle.instance]]
+sid = "*"
+""")
+    write(host, "/etc/oratab", "A:%s:Y\nB:%s:Y\nC:%s:Y\nD:%s:N\n" % (HOME, HOME, HOME, HOME))
+    write(host, HOME + "/dbs/initD.ora", "*.sga_target=1G\n")
+    findings = {f["id"]: f for f in _plan(cli, host, policy)["findings"]}
+    assert findings["oracle.no-cpuset:C"]["severity"] == "critical"
+    assert "oracle.unmanaged-cpu:D" in findings
+
+
+def test_rac_inmemory_service(host, tmp_path, cli):
+    write(host, "/etc/oratab", "orcl1:%s:N\norcl2:%s:N\n" % (HOME, HOME))
+    write(host, HOME + "/dbs/initorcl1.ora", "*.inmemory_size=2G\norcl1.parallel_instance_group='IMSVC'\n")
+    write(host, HOME + "/dbs/initorcl2.ora", "*.inmemory_size=2G\n")
+    write(host, "/tmp/srvctl.txt", "Service name: imsvc\nServer pool: \nCardinality: 1\n"
+                                   "Preferred instances: orcl1\nAvailable instances: orcl2\n")
+    policy = write(tmp_path, "policy.toml", """
+[oracle]
+srvctl_config = "/tmp/srvctl.txt"
+[[oracle.instance]]
+sid = "*"
+""")
+    findings = {f["id"]: f for f in _plan(cli, host, policy)["findings"]}
+    assert "oracle.rac-inmemory:imsvc:orcl2" in findings
+    assert "oracle.rac-inmemory:imsvc:orcl1" not in findings
+    assert "In-Memory column store" in findings["oracle.rac-inmemory:imsvc:orcl2"]["why"]
+
+
+def test_alert_log_evidence_reported(host, tmp_path, cli):
+    write(host, "/u01/app/oracle/diag/rdbms/orcl/ORCL/trace/alert_ORCL.log",
+          "Tue Mar 10 09:58:01 2015\nStarting ORACLE instance (normal)\nNUMA system with 2 nodes detected\n"
+          "Oracle NUMA support not enabled\n")
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "ORCL"
+[oracle.instance.parameters]
+_enable_NUMA_support = true
+""")
+    findings = {f["id"] for f in _plan(cli, host, policy)["findings"]}
+    assert "oracle.running-no-numa:ORCL" in findings
+
+
+@pytest.mark.parametrize("snippet, expect", [
+    ('sid = "ORCL\' OR 1=1"', "is not an Oracle SID"),
+    ('sid = "ORCL"\n[oracle.instance.parameters]\n"processes; DROP TABLE x" = 1', "is not a valid key"),
+    ('sid = "ORCL"\n[oracle.instance.parameters]\nresource_manager_plan = "x\' SCOPE=MEMORY; --"', "is refused"),
+    ('sid = "ORCL"\nconnect = "oracle://x"', "is not understood"),
+    ('sid = "ORCL"\npfile = "initORCL.ora"', "is not a valid value"),
+])
+def test_bad_oracle_policy_is_one_line_and_changes_nothing(host, tmp_path, cli, snippet, expect):
+    policy = write(tmp_path, "bad.toml", "[[oracle.instance]]\n%s\n" % snippet)
+    before = tree_digest(host)
+    status, out, err = cli("plan", "--root", host, "--policy", policy)
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1 and expect in err, err
+    assert tree_digest(host) == before
+
+
+def test_auto_needs_instances(host, tmp_path, cli):
+    policy = write(tmp_path, "bad.toml", '[hugepages]\ncount = "auto"\n')
+    status, out, err = cli("plan", "--root", host, "--policy", policy)
+    assert status == 2 and "[[oracle.instance]]" in err

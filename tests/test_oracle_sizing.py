@@ -1,0 +1,86 @@
+"""HugePages for the SGAs against hand calculations (see the rule in
+numatune/oracle/sizing.py): page = ceil((roundup(sga, granule) + granule) / page),
+pool = sum + ceil(sum * margin%), never below the pages in use."""
+from numatune.oracle import pool, sizing
+
+M = 1 << 20
+G = 1 << 30
+
+
+def pages(params, kb):
+    return sizing.instance_pages(sizing.sga_bytes(params)[0], kb)
+
+
+def test_two_instances_2m_pages():
+    # ORCL: sga_target=28941m (the real spfile's); granule 64M (16G < sga <= 32G)
+    #   28941M -> 453 x 64M = 28992M, + 64M = 29056M -> 29056 / 2 = 14528 pages
+    # DEV: sga_target=4G; granule 16M: 4096M + 16M = 4112M -> 2056 pages
+    # pool: 16584 + ceil(16584 * 2 / 100 = 331.68) = 16584 + 332 = 16916
+    orcl = {"sga_target": "28941m", "pga_aggregate_target": "9647m"}
+    dev = {"sga_target": "4G", "memory_target": "0"}
+    assert sizing.sga_bytes(orcl) == (28941 * M, "sga_target")
+    assert pages(orcl, 2048) == 14528
+    assert pages(dev, 2048) == 2056
+    assert sizing.pool_pages([14528, 2056]) == 16916
+
+
+def test_three_instances_1g_pages_one_on_amm():
+    # P1: sga_max_size=100G wins over sga_target=80G; granule 256M (64G < sga <= 128G)
+    #   102400M + 256M = 102656M -> 100.25 -> 101 x 1G pages
+    # P2: sga_target=48G; granule 128M: 49152M + 128M = 49280M -> 48.125 -> 49 pages
+    # P3: memory_target=16G (AMM): cannot use HugePages -> 0
+    # pool: 150 + ceil(150 * 2 / 100 = 3) = 153
+    p1 = {"sga_max_size": "100G", "sga_target": "80G"}
+    p2 = {"sga_target": "48G"}
+    p3 = {"memory_target": "16G", "sga_target": "4G"}
+    assert sizing.sga_bytes(p1) == (100 * G, "sga_max_size")
+    assert sizing.sga_bytes(p3) == (0, "amm")
+    got = [pages(p, 1048576) for p in (p1, p2, p3)]
+    assert got == [101, 49, 0]
+    assert sizing.pool_pages(got) == 153
+
+
+def test_pools_when_targets_are_zero_and_pages_in_use():
+    # A: sga_target=0: pools 2G + 1G + 256M + 64M + 128M (log_buffer) = 3520M;
+    #   granule 16M (1G < sga <= 8G): 3520M is whole granules, + 16M = 3536M -> 1768 pages
+    # B: sga_target=1G; granule 4M: 1024M + 4M = 1028M -> 514 pages
+    # pool: 2282 + ceil(2282 * 5 / 100 = 114.1) = 2397; 2500 in use -> 2500
+    a = {"sga_target": "0", "db_cache_size": "2G", "shared_pool_size": "1G", "large_pool_size": "256M",
+         "java_pool_size": "64M", "log_buffer": "134217728"}
+    b = {"sga_target": "1G"}
+    assert sizing.sga_bytes(a) == (3520 * M, "pools")
+    assert [pages(a, 2048), pages(b, 2048)] == [1768, 514]
+    assert sizing.pool_pages([1768, 514], margin_pct=5) == 2397
+    assert sizing.pool_pages([1768, 514], margin_pct=5, in_use=2500) == 2500
+
+
+def test_amm_split_rule():
+    # 60% of memory_target to the SGA, in whole MB; the rest to the PGA.
+    assert sizing.amm_split(1 * G) == (614 * M, 410 * M)
+    assert sizing.amm_split(40 * G) == (24576 * M, 16384 * M)
+
+
+def test_placement_follows_binding():
+    # Bound ORCL (1000 pages) on node 0; the rest (600 + 32 margin = 632) evenly.
+    placed = sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632)
+    assert placed == {"0": 1316, "1": 316}
+    # A node never drops below its pages in use.
+    assert sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632, {"1": 400}) == {"0": 1316, "1": 400}
+    # Bound over two nodes: split between them; odd pages to the lower id.
+    assert sizing.place([(7, ["1", "0"])], ["0", "1"], 7) == {"0": 4, "1": 3}
+
+
+def test_auto_pool_from_facts():
+    topo = {"nodes": {"0": {"cpus": [0, 1], "hugepages": {"2048": {"nr": 0, "free": 0}}},
+                      "1": {"cpus": [2, 3], "hugepages": {"2048": {"nr": 10, "free": 4}}}},
+            "nodes_with_memory": ["0", "1"], "hugepages": {"2048": {"nr": 10, "free": 4}}}
+    data = {"hugepages": {"count": "auto"}, "oracle": {"instance": [
+        {"sid": "A", "parameters": {"processor_group_name": "oltp"}}, {"sid": "B", "parameters": {}}]}}
+    insts = [{"sid": "A", "policy_index": 0, "params": {"sga_target": "1G"}},
+             {"sid": "B", "policy_index": 1, "params": {"sga_target": "4G"}}]
+    facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {"oltp": {"cpus": [0, 1], "mems": [0]}}}}
+    got = pool.auto_pool(data, facts)
+    # A: 514 pages on node 0; B: 2056; margin ceil(2570 * 0.02 = 51.4) = 52; rest 2108 -> 1054 each
+    assert [i["pages"] for i in got["instances"]] == [514, 2056]
+    assert got["placement"] == {"0": 514 + 1054, "1": 1054}
+    assert got["count"] == 2622
