@@ -58,6 +58,15 @@ def set_mtu(ifname, mtu):
         ipr.link("set", index=index[0], mtu=int(mtu))
 
 
+def link_kind(ifname):
+    """rtnetlink's kind of a virtual link ("veth", "bond", "ifb"), or None."""
+    from pyroute2 import IPRoute
+    with IPRoute() as ipr:
+        links = ipr.link("get", ifname=ifname)
+        info = links[0].get_attr("IFLA_LINKINFO") if links else None
+        return info.get_attr("IFLA_INFO_KIND") if info is not None else None
+
+
 def read_group(eth, ifname, group, flows=FLOWS):
     """One group's current values, or None when the driver lacks it."""
     try:

@@ -5,10 +5,11 @@ vectors, IRQ affinities, a bond, the ethtool snapshot file and the
 distribution's network configuration."""
 import json
 import os
+import shutil
 
 import pytest
 
-from conftest import tree_digest, write
+from conftest import _unpack, tree_digest, write
 
 CAPTURE = "40intel64-2g2n4c+pcilocality"
 IB0_DEV = "sys/devices/pci0000:40/0000:40:03.0/0000:43:00.0"
@@ -89,11 +90,27 @@ miimon = 100
 """
 
 
+@pytest.fixture(scope="module")
+def shared(capture_cache, tmp_path_factory):
+    """One built root for the tests that only read (a copy of 11,000 files is slow)."""
+    d = tmp_path_factory.mktemp("net")
+    root = d / "root"
+    shutil.copytree(_unpack(CAPTURE, capture_cache), root, symlinks=True)
+    return build(root), write(d, "net.toml", POLICY)
+
+
 @pytest.fixture
-def host(capture, tmp_path):
-    root = build(capture(CAPTURE))
-    policy = write(tmp_path, "net.toml", POLICY)
-    return root, policy
+def host(shared):
+    root, policy = shared
+    before = tree_digest(root)
+    yield root, policy
+    assert tree_digest(root) == before, "a read-only test changed the shared root"
+
+
+@pytest.fixture
+def private(capture, tmp_path):
+    """A root of the test's own, for tests that write."""
+    return build(capture(CAPTURE)), write(tmp_path, "net.toml", POLICY)
 
 
 def _plan(cli, root, policy):
@@ -149,8 +166,8 @@ def test_plan_changes_and_findings(host, cli):
     assert "net.notpersisted:rx_flow_hash.udp4:eth1" in findings
 
 
-def test_apply_converges_and_revert_is_exact(host, cli):
-    root, policy = host
+def test_apply_converges_and_revert_is_exact(private, cli):
+    root, policy = private
     before = tree_digest(root)
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
     assert status == 0, err + out
@@ -178,18 +195,26 @@ def test_apply_converges_and_revert_is_exact(host, cli):
     assert tree_digest(root) == before
 
 
-def test_snapshot_without_ethtool_file_says_so(host, cli):
+def test_snapshot_without_ethtool_file_says_so(host, cli, tmp_path):
     root, policy = host
-    os.unlink(root / "numatune-snapshot/ethtool.json")
-    changes, findings, _ = _plan(cli, root, policy)
+    snap = root / "numatune-snapshot/ethtool.json"
+    saved = tmp_path / "ethtool.json"
+    shutil.move(str(snap), str(saved))
+    try:
+        changes, findings, _ = _plan(cli, root, policy)
+    finally:
+        shutil.move(str(saved), str(snap))
     assert "net.unknown:coalesce:eth0" in findings and "net.coalesce:eth0" not in changes
     assert "net.mtu:eth0" in changes  # sysfs still tells the MTU
 
 
 def test_irqbalance_fights_irq_affinity(host, cli):
     root, policy = host
-    write(root, "/proc/4242/comm", "irqbalance\n")
-    _, findings, _ = _plan(cli, root, policy)
+    comm = write(root, "/proc/4242/comm", "irqbalance\n")
+    try:
+        _, findings, _ = _plan(cli, root, policy)
+    finally:
+        shutil.rmtree(comm.parent)
     assert "fights irq_affinity" in findings["net.irqbalance:ib0"]["message"]
 
 
@@ -213,11 +238,10 @@ def test_unknown_numa_node_is_said(host, cli, tmp_path):
 def test_bad_policies_are_one_line_errors(host, cli, tmp_path, text, message):
     root, _ = host
     policy = write(tmp_path, "bad.toml", text)
-    before = tree_digest(root)
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
     assert status == 2
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert tree_digest(root) == before
+    # (the host fixture checks that nothing under the root changed)
 
 
 def test_negative_confirm_window_is_refused(host, cli):
@@ -236,3 +260,18 @@ def test_rac_interconnect_policy_is_opt_in(host, cli):
     status, out, err = cli("plan", "--root", host[0], "--policy", "rac-interconnect")
     assert status == 0, err
     assert "matches no interface (name=bond1)" in out
+
+
+def test_core_and_offline_plans_do_not_import_pyroute2(host):
+    import subprocess
+    import sys
+    from conftest import REPO
+    root, policy = host
+    code = ("import sys; from numatune.cli import main; main(['plan', '--root', %r]); "
+            "main(['plan', '--root', %r, '--policy', %r]); "
+            "sys.stderr.write('LOADED=%%s' %% [m for m in sys.modules if m.startswith('pyroute2')])"
+            % (str(root), str(root), str(policy)))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO),
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    assert "LOADED=[]" in proc.stderr

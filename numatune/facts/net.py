@@ -196,6 +196,10 @@ def read(root, names, ethtool_groups=True, flows=()):
                                  "counts": interrupts.get(irq, {}).get("counts", [])}
         info["uevent"] = parse_uevent(root.read_text("%s/%s/uevent" % (NET_DIR, name)))
         info["persist"] = persistence(root, name)
+        if root.is_live and not info["driver"]:
+            # Virtual links have no driver symlink; rtnetlink knows their kind.
+            from .. import nic
+            info["driver"] = nic.link_kind(name)
         if ethtool_groups:
             if root.is_live:
                 from .. import nic

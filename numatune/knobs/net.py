@@ -153,7 +153,13 @@ def diff(data, facts):
             ok = yield from _group(name, info, group, values, why, rules, net)
             if ok:
                 supported[group] = ok
-        if supported and not (info["virtual"] and info.get("driver") in ("veth", None)):
+        if supported and info["virtual"] and info["persist"]["kind"] == "link":
+            # udev .link files only apply to devices the kernel finds; a veth
+            # or bond is kept by whatever creates it.
+            yield Finding(id="net.notpersisted:%s" % name, severity="info", area="network", target=name,
+                          rule=",".join(rules), message="%s is a virtual %s link with no NetworkManager or ifcfg "
+                          "file: its settings are live only" % (name, info.get("driver") or "network"))
+        elif supported:
             yield from _persist(name, info, supported, why, rules)
         if irq:
             yield from _irq_affinity(name, info, facts["topology"], why, rules, net)
