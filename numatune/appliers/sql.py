@@ -12,7 +12,10 @@ from ..oracle import sql as statements
 _open = {}
 
 
-def _conn(op):
+def _conn(root, op):
+    if not root.is_live:
+        # A journal copied with a tree must not reach the database it came from.
+        raise live.ConnectError("Oracle parameters are changed over SQL only on the real root")
     key = (op["target"]["spec"], op["target"]["sid"])
     if key not in _open:
         _open[key] = live.connect(op["target"])
@@ -26,21 +29,19 @@ def _norm(name, items):
 
 
 def capture(root, write):
-    if not root.is_live:
-        raise RuntimeError("Oracle parameters are changed over SQL only on the real root")
     a = write.args
     tgt = live.target(a["connect"], a["sid"], a.get("home"))
     op = {"kind": "sql", "path": write.path, "name": a["name"], "sid": a["sid"], "scope": a["scope"],
           "value": write.value, "target": tgt,
           "statement": statements.alter_set(a["name"], write.value, a["scope"], a["sid"])}
-    now = live.current(_conn(op), a["name"], a["sid"])
+    now = live.current(_conn(root, op), a["name"], a["sid"])
     op["before"] = now
     op["unchanged"] = _holds(op, now, "after")
     return op
 
 
 def perform(root, op):
-    live.execute(_conn(op), op["statement"])
+    live.execute(_conn(root, op), op["statement"])
 
 
 def _holds(op, now, side):
@@ -58,7 +59,7 @@ def _holds(op, now, side):
 
 
 def current_matches(root, op, side):
-    return _holds(op, live.current(_conn(op), op["name"], op["sid"]), side)
+    return _holds(op, live.current(_conn(root, op), op["name"], op["sid"]), side)
 
 
 def restore_statements(op):
@@ -77,7 +78,7 @@ def restore_statements(op):
 
 
 def restore(root, op):
-    conn = _conn(op)
+    conn = _conn(root, op)
     for statement in restore_statements(op):
         live.execute(conn, statement)
 

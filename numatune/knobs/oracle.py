@@ -118,7 +118,8 @@ def _instance(data, facts, inst):
         yield Finding(id="oracle.no-connection:" + sid, severity="warning", area="oracle", target=sid,
                       rule="oracle.instance.connect", message="cannot reach %s (%s): planning from its files"
                       % (sid, inst["live_error"]))
-    if found["kind"] is None:
+    use_sql = inst["live"] is not None and inst["live"]["uses_spfile"]
+    if found["kind"] is None and not use_sql:
         yield Finding(id="oracle.no-param-file:" + sid, severity="critical", area="oracle", target=sid,
                       rule="oracle.instance", message="no parameter file for %s (looked for spfile%s.ora, spfile.ora "
                       "and init%s.ora in %s)" % (sid, sid, sid, (inst["home"] or "?") + "/dbs"),
@@ -146,7 +147,6 @@ def _instance(data, facts, inst):
         differing.append((name, current, rendered))
     if not differing:
         return
-    use_sql = inst["live"] is not None and inst["live"]["uses_spfile"]
     if found["kind"] == "spfile" and not use_sql:
         yield from _spfile_findings(inst, differing)
         return

@@ -11,7 +11,7 @@ from ..errors import PolicyError
 from . import values
 
 SCOPES = ("MEMORY", "SPFILE", "BOTH")
-RENDERED_RE = re.compile(r"^(TRUE|FALSE|\d+[KMGT]?|'[^'\x00-\x1f;]*'(,'[^'\x00-\x1f;]*')*)$")
+RENDERED_RE = re.compile(r"^(TRUE|FALSE|\d+[KMGT]?|'[^'\x00-\x1f;]*'(,'[^'\x00-\x1f;]*')*)\Z")
 
 # Reads: fixed text, parameters as binds.
 PARAMETERS = ("SELECT name, value, isdefault, issys_modifiable, isinstance_modifiable "
@@ -60,6 +60,6 @@ def render_stored(stored):
     items = [s for s in stored if s is not None]
     if not items:
         return None
-    if len(items) == 1 and re.match(r"^(\d+[KMGTkmgt]?|TRUE|FALSE|true|false)$", items[0]):
+    if len(items) == 1 and re.match(r"^(\d+[KMGTkmgt]?|TRUE|FALSE|true|false)\Z", items[0]):
         return items[0].upper()
     return values.render(items if len(items) > 1 else items[0])

@@ -9,14 +9,13 @@ import re
 from ..errors import PolicyError
 
 # Documented names are letters, digits, '_' and '#'/'$'; hidden ones start with '_'.
-NAME_RE = re.compile(r"^_{0,2}[A-Za-z][A-Za-z0-9_#$]{0,79}$")
-SID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,15}$")
+NAME_RE = re.compile(r"^_{0,2}[A-Za-z][A-Za-z0-9_#$]{0,79}\Z")
+SID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,15}\Z")
 # A quoted value may hold paths, plan names, connect descriptors, lists...
 # but never a quote, a semicolon or a control character, so it can't close
 # the literal or start another statement.
-TEXT_RE = re.compile(r"^[A-Za-z0-9 _.,:/=()@#$+%*-]{0,512}$")
-SIZE_RE = re.compile(r"^(\d+)([KMGTkmgt]?)$")
-KEYWORD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
+TEXT_RE = re.compile(r"^[A-Za-z0-9 _.,:/=()@#$+%*-]{0,512}\Z")
+SIZE_RE = re.compile(r"^(\d+)([KMGTkmgt]?)\Z")
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Parameters that hold byte sizes, compared as bytes ("28941m" == 30347608064).
 SIZE_PARAMS = {
