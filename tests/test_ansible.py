@@ -1,0 +1,138 @@
+"""The Ansible module, run by a real ansible-core (pip) on localhost against a
+copy of a real capture: check mode reports the change and its diff and writes
+nothing; apply changes the values, a second run is ok, revert restores them."""
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, tree_digest, write
+
+COLLECTION = REPO / "packaging" / "ansible"
+POLICY = """
+[policy]
+name = "ansible-test"
+[sysctl]
+"kernel.numa_balancing" = { value = 0, why = "SGA pages ping-pong between nodes" }
+"""
+
+
+def _ansible_playbook():
+    here = Path(sys.executable).parent / "ansible-playbook"
+    found = str(here) if here.exists() else shutil.which("ansible-playbook")
+    if not found:
+        pytest.skip("ansible-core is not installed (pip install 'numatune[test]')")
+    return found
+
+
+@pytest.fixture
+def play(tmp_path):
+    """play(tasks, *flags) -> {task name: localhost result} from ansible's JSON callback."""
+    playbook_cmd = _ansible_playbook()
+    collections = tmp_path / "collections"
+    (collections / "ansible_collections" / "numatune").mkdir(parents=True)
+    os.symlink(COLLECTION, collections / "ansible_collections" / "numatune" / "numatune")
+    inventory = write(tmp_path, "hosts", "localhost ansible_connection=local ansible_python_interpreter=%s\n"
+                      % sys.executable)
+
+    def run(tasks, *flags):
+        # ansible-core has no JSON stdout callback (that is ansible.posix): the last
+        # task saves every registered result instead, also in check mode.
+        names = [t["register"] for t in tasks]
+        save = {"name": "save results", "check_mode": False, "ansible.builtin.copy": {
+            "dest": str(tmp_path / "results.json"),
+            "content": "{{ {%s} | to_json }}" % ", ".join("'%s': %s" % (n, n) for n in names)}}
+        book = [{"hosts": "localhost", "gather_facts": False,
+                 "environment": {"PYTHONPATH": str(REPO)}, "tasks": tasks + [save]}]
+        path = write(tmp_path, "play.yml", json.dumps(book))  # JSON is YAML
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(collections), ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-local"), ANSIBLE_HOME=str(tmp_path / "ansible-home"),
+                   ANSIBLE_REMOTE_TEMP=str(tmp_path / "ansible-remote"), LC_ALL="C.UTF-8")
+        proc = subprocess.run([playbook_cmd, "-i", str(inventory), str(path)] + list(flags),
+                              capture_output=True, text=True, env=env, cwd=str(tmp_path))
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        run.output = proc.stdout
+        return json.loads((tmp_path / "results.json").read_text())
+    run.collections = collections
+    return run
+
+
+def _task(name, **args):
+    return {"name": name, "numatune.numatune.numatune": args, "register": name}
+
+
+@pytest.fixture
+def host(capture, tmp_path):
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    write(root, "/proc/sys/kernel/numa_balancing", "1\n")
+    return root, write(tmp_path, "policy.toml", POLICY)
+
+
+def test_check_mode_reports_the_change_and_its_diff_and_writes_nothing(play, host):
+    root, policy = host
+    before = tree_digest(root, ignore=())
+    args = dict(policy=[str(policy)], root=str(root))
+    got = play([_task("apply", state="applied", **args), _task("check", state="checked", **args)],
+               "--check", "--diff")
+    assert tree_digest(root, ignore=()) == before
+    apply = got["apply"]
+    assert apply["changed"] is True and "txid" not in apply
+    assert "kernel.numa_balancing = 1" in apply["diff"]["before"]
+    assert "kernel.numa_balancing = 0" in apply["diff"]["after"]
+    assert {c["id"] for c in apply["plan"]["changes"]} == {"sysctl.live:kernel.numa_balancing",
+                                                          "sysctl.persist:kernel.numa_balancing"}
+    # The default callback shows that diff to the person running --check --diff.
+    assert "+++ after: numatune policy" in play.output and "kernel.numa_balancing = 0" in play.output
+    check = got["check"]
+    assert check["changed"] is False and check["status"] == 2 and check["status_text"] == "CRITICAL"
+
+
+def test_apply_changes_values_then_ok_then_revert_restores(play, host):
+    root, policy = host
+    before = tree_digest(root)
+    args = dict(policy=[str(policy)], root=str(root))
+    slurp = {"name": "live", "register": "live",
+             "ansible.builtin.slurp": {"src": str(root / "proc/sys/kernel/numa_balancing")}}
+    got = play([_task("first", state="applied", **args), slurp,
+                _task("second", state="applied", **args),
+                _task("compliance", state="checked", **args),
+                dict(_task("revert_preview", state="reverted", root=str(root)), check_mode=True),
+                _task("revert", state="reverted", root=str(root)),
+                _task("revert_again", state="reverted", root=str(root))], "--diff")
+    first = got["first"]
+    assert first["changed"] is True and first["txid"] and first["status"] == 0
+    assert base64.b64decode(got["live"]["content"]) == b"0\n"
+    assert got["second"]["changed"] is False and not got["second"]["plan"]["changes"]
+    assert got["compliance"]["status"] == 0 and got["compliance"]["counts"]["compliant"] >= 2
+    assert got["revert_preview"]["changed"] is True and got["revert_preview"]["txid"] == first["txid"]
+    assert "kernel.numa_balancing = 1" in got["revert_preview"]["diff"]["after"]
+    assert got["revert"]["changed"] is True and got["revert"]["restored"]
+    assert got["revert_again"]["changed"] is False
+    assert tree_digest(root) == before
+
+
+def test_bad_policy_fails_the_task_with_numatunes_message(play, host, tmp_path):
+    root, _ = host
+    bad = write(tmp_path, "bad.toml", "[kernal]\n")
+    task = dict(_task("apply", state="applied", policy=[str(bad)], root=str(root)), ignore_errors=True)
+    got = play([task])
+    assert got["apply"]["failed"] is True
+    assert "unknown key 'kernal'" in got["apply"]["msg"] and "did you mean 'kernel'" in got["apply"]["msg"]
+
+
+def test_module_documentation_is_valid_for_ansible_doc(play):
+    doc = Path(_ansible_playbook()).with_name("ansible-doc")
+    if not doc.exists():
+        pytest.skip("ansible-doc is not beside ansible-playbook")
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(play.collections), LC_ALL="C.UTF-8")
+    proc = subprocess.run([str(doc), "--json", "-t", "module", "numatune.numatune.numatune"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    options = json.loads(proc.stdout)["numatune.numatune.numatune"]["doc"]["options"]
+    assert options["state"]["choices"] == ["checked", "applied", "reverted"]
+    assert set(options) == {"policy", "state", "root", "only", "skip", "txid", "force"}
