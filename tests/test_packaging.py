@@ -69,6 +69,17 @@ def _rpm_query(rpm, fmt):
                           check=True).stdout
 
 
+def test_every_subpackage_is_packaged():
+    """setuptools' explicit `packages` list: a subpackage missing there installs a
+    numatune that fails on import (the RPM and `pip install .` alike)."""
+    text = (REPO / "pyproject.toml").read_text()
+    listed = set(re.findall(r'"(numatune[\w.]*)"', text[text.index("packages = "):]))
+    for init in (REPO / "numatune").rglob("__init__.py"):
+        name = ".".join(init.parent.relative_to(REPO).parts)
+        if "__pycache__" not in name:
+            assert name in listed, "add %r to packages in pyproject.toml" % name
+
+
 def test_spec_version_follows_pyproject():
     assert re.search(r"^Version:\s+(\S+)$", SPEC.read_text(), re.M).group(1) == _version()
 
