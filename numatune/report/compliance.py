@@ -127,10 +127,10 @@ def classify(plan, facts=None):
             current=c.current, desired=c.desired, why=c.why,
             message="%s: %s -> %s%s" % (c.target, _shown(c.current), _shown(c.desired), note)))
     for f in plan.findings:
-        if f.severity == "info":
-            state, severity = "info", "info"
-        elif _pending(f):
+        if _pending(f):
             state, severity = "pending", "warning"
+        elif f.severity == "info":
+            state, severity = "info", "info"
         elif f.rule and f.rule in pending_keys and f.rule not in changed_keys:
             # e.g. numa=off still booted, already gone from the bootloader: the reboot clears it.
             state, severity = "pending", "warning"
