@@ -7,6 +7,28 @@ import fnmatch
 import os
 
 
+def _read_all(real):
+    """A whole file in bytes. A giant host has 100,000 small sysfs attributes
+    to read, and open() builds a buffered reader (and a decoder, in text
+    mode) for each, costing about as much as the I/O itself: raw reads are
+    1.6x faster per file (bench/run.py). procfs files (/proc/interrupts)
+    come in pieces, so read until the end."""
+    fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = os.read(fd, 65536)
+        if not data:
+            return data
+        chunks = [data]
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 class Root:
     def __init__(self, path="/"):
         self.path = os.path.abspath(path)
@@ -31,14 +53,15 @@ class Root:
 
     def read_text(self, path, default=None):
         try:
-            with open(self.join(path), encoding="utf-8", errors="surrogateescape") as f:
-                return f.read()
+            text = _read_all(self.join(path)).decode("utf-8", "surrogateescape")
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
         except OSError:
             # sysfs attributes that exist but cannot be read (EINVAL, EIO,
             # EACCES) say "not available here", like missing ones.
             return default
+        # What text-mode open() did: universal newlines.
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""
@@ -48,8 +71,7 @@ class Root:
 
     def read_bytes(self, path, default=None):
         try:
-            with open(self.join(path), "rb") as f:
-                return f.read()
+            return _read_all(self.join(path))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
 

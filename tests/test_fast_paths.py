@@ -1,0 +1,88 @@
+"""The fast paths the giant-host benchmark asked for give exactly what the
+plain ones did: Root's raw reads against open(), Change.to_json against
+dataclasses.asdict()."""
+import json
+import os
+from dataclasses import asdict
+
+import pytest
+
+from numatune.model import Change, Write
+from numatune.root import Root
+
+CASES = {
+    "plain": b"[mq-deadline] kyber bfq none\n",
+    "empty": b"",
+    "crlf": b"a = 1\r\nb = 2\r\nold mac\rline\n",
+    "nul-padded": b"3PARdata\x00\x00\x00\n",
+    "latin1": b"caf\xe9 \xff\n",
+    "utf8": "r\u00e9sum\u00e9 \u2713\n".encode(),
+    # Larger than the first read: the rest must follow, as with /proc/interrupts.
+    "big": b"".join(b"%6d: %s\n" % (i, b"0 " * 40) for i in range(4000)),
+}
+
+
+@pytest.fixture
+def root(tmp_path):
+    for name, data in CASES.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "dir").mkdir()
+    os.symlink("plain", tmp_path / "link")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + ["link"])
+def test_reads_match_open(root, name):
+    r = Root(str(root))
+    with open(root / name, encoding="utf-8", errors="surrogateescape") as f:
+        assert r.read_text("/" + name) == f.read()
+    with open(root / name, "rb") as f:
+        assert r.read_bytes("/" + name) == f.read()
+
+
+def test_big_file_is_read_whole(root):
+    assert len(Root(str(root)).read_bytes("/big")) == len(CASES["big"]) > 65536
+
+
+@pytest.mark.parametrize("path", ["/missing", "/dir", "/plain/below"])
+def test_unreadable_gives_default(root, path):
+    r = Root(str(root))
+    assert r.read_text(path, "D") == "D"
+    assert r.read_bytes(path, "D") == "D"
+
+
+def test_refused_read_gives_default_text_and_raises_bytes():
+    # A file that opens but refuses read(2) (EIO here; EINVAL for some sysfs
+    # attributes): "not available" as text, an error for byte-exact readers.
+    r = Root("/")
+    assert r.read_text("/proc/self/mem", "D") == "D"
+    with pytest.raises(OSError):
+        r.read_bytes("/proc/self/mem")
+
+
+def test_real_sysfs_attribute():
+    # The real kernel's sysfs: one page at most, then end of file.
+    r = Root("/")
+    with open("/sys/devices/system/cpu/online", encoding="utf-8") as f:
+        assert r.read_text("/sys/devices/system/cpu/online") == f.read()
+    with open("/proc/self/status", encoding="utf-8") as f:
+        want = f.read().splitlines()[0]
+    assert r.read_text("/proc/self/status").splitlines()[0] == want
+
+
+def test_change_to_json_is_asdict_with_each_writes_own_form():
+    change = Change(id="block.live:sda:nr_requests", area="storage", target="sda", current="256", desired="512",
+                    scope="live", action="write", why="w", reboot_required=True, risk="medium", rule="block[0]",
+                    needs_confirm=True,
+                    writes=[Write(kind="value", path="/sys/block/sda/queue/nr_requests", value="512"),
+                            Write(kind="file", path="/etc/x", editor="sysctl_set", args={"key": "k", "v": [1]}),
+                            Write(kind="command", path="/", argv=["multipathd", "reconfigure"], files=["/f"]),
+                            Write(kind="blockattr", path="/sys/block/sda/device/queue_depth", value="128",
+                                  args={"device": "sda"})])
+    want = asdict(change)
+    want["writes"] = [w.to_json() for w in change.writes]
+    got = change.to_json()
+    assert got == want
+    assert list(got) == list(want)  # the same key order in saved plans and journals
+    assert json.dumps(got) == json.dumps(want)
+    assert Change.from_json(json.loads(json.dumps(got))) == change
