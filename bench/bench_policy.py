@@ -11,9 +11,9 @@ extends = ["oracle-numa"]
 
 [hugepages]
 size = "2M"
-count = 65600
+count = 126000
 placement = "even"
-why = "two 64 GiB SGAs in 2 MiB pages, plus a margin"
+why = "the four SGAs (two 64 GiB, two from 96 GiB memory_target) in 2 MiB pages, plus a margin"
 
 [sysctl]
 "vm.swappiness" = 10

@@ -7,6 +7,7 @@ over the first port of the first two cards; RHEL ifcfg files.
 IRQ affinities are spread round-robin over every CPU, as irqbalance
 without NUMA hints leaves them: most vectors serve a remote node.
 """
+import json
 import os
 
 from hosttree import cpulist, cpumask
@@ -70,10 +71,33 @@ def write_network(tree, nics, queues, layout):
                    + ("MASTER=bond0\nSLAVE=yes\n" if name in _bond_slaves(names) else "MTU=1500\n"))
     _bond(tree, names)
     _lo(tree)
+    tree.write("/numatune-snapshot/ethtool.json", json.dumps(ethtool_snapshot(names, queues), indent=1,
+                                                             sort_keys=True))
+    tree.write("/proc/net/route", "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\t"
+               "Window\tIRTT\n" + ("bond0\t00000000\t010AA8C0\t0003\t0\t0\t300\t00000000\t0\t0\t0\n"
+                                    "bond0\t000AA8C0\t00000000\t0001\t0\t0\t300\t00FFFFFF\t0\t0\t0\n"
+                                    if _bond_slaves(names) else ""))
     tree.write("/proc/interrupts", interrupts_text(irq_lines, ncpus))
     tree.write("/proc/irq/default_smp_affinity", cpumask(range(ncpus), ncpus))
     tree.write("/etc/sysconfig/irqbalance", "#IRQBALANCE_ONESHOT=\n#IRQBALANCE_BANNED_CPUS=\nIRQBALANCE_ARGS=\n")
     return len(irq_lines)
+
+
+def ethtool_snapshot(names, queues):
+    """What `numatune snapshot` stores for ethtool settings, which sysfs does not show
+    (numatune/facts/net.py documents the format): i40e defaults."""
+    nic = {"channels": {"current": {"rx": 0, "tx": 0, "other": 1, "combined": queues},
+                        "max": {"rx": 0, "tx": 0, "other": 1, "combined": max(queues, 64)}},
+           "coalesce": {"current": {"rx-usecs": 50, "rx-frames": 0, "rx-usecs-irq": 0, "rx-frames-irq": 256,
+                                    "tx-usecs": 50, "tx-frames": 0, "tx-usecs-irq": 0, "tx-frames-irq": 256,
+                                    "stats-block-usecs": 0, "adaptive-rx": 1, "adaptive-tx": 1}},
+           "ring": {"current": {"rx": 512, "tx": 512}, "max": {"rx": 4096, "tx": 4096}},
+           "rx_flow_hash": {"current": {"tcp4": "sdfn", "udp4": "sd", "tcp6": "sdfn", "udp6": "sd"}}}
+    virtual = {"channels": None, "coalesce": None, "ring": None, "rx_flow_hash": None}
+    interfaces = {name: nic for name in names}
+    if _bond_slaves(names):
+        interfaces["bond0"] = virtual
+    return {"version": 1, "interfaces": interfaces}
 
 
 def _net_attrs(tree, net, name, ifindex, mac, speed):

@@ -80,5 +80,5 @@ def write_oracle(tree, instances, nodes, cpus):
     tree.write("/etc/security/limits.d/oracle-database-preinstall-19c.conf",
                "oracle   soft   nofile    1024\noracle   hard   nofile    65536\noracle   soft   nproc    16384\n"
                "oracle   hard   nproc    16384\noracle   soft   stack    10240\noracle   hard   stack    32768\n"
-               "oracle   hard   memlock    134217728\noracle   soft   memlock    134217728\n")
+               "oracle   hard   memlock    unlimited\noracle   soft   memlock    unlimited\n")
     return names

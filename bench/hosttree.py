@@ -44,6 +44,14 @@ class Tree:
         self.files += 1
 
 
+    def symlink(self, path, target):
+        """A symlink whose target is kept as given (procfs fd links: "socket:[1234]")."""
+        real = self.path + path
+        self._mkdir(os.path.dirname(real))
+        os.symlink(target, real)
+        self.files += 1
+
+
 def cpumask(cpus, ncpus):
     """The kernel's comma-separated 32-bit hex words for a CPU set, high word first."""
     words = (max(ncpus, 1) + 31) // 32

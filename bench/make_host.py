@@ -3,10 +3,12 @@
 
     python bench/make_host.py DIR [--sockets 16] [--nodes 8] [--cpus 480]
                                   [--luns 1024] [--paths 4] [--nics 64] [--queues 64] [--instances 4]
+                                  [--procs 1000]
 
 The default is a 16-socket / 8-node / 480-CPU host with 4,096 SCSI paths
 (1,024 3PAR LUNs x 4 FC paths) under 1,024 dm-multipath devices, 64 i40e
-ports with 64 queues each and 4 Oracle instances: every file laid out as
+ports with 64 queues each, 4 Oracle instances and 1,000 processes (their
+background processes and dedicated servers): every file laid out as
 the kernel and the packages lay it out (sysfs symlinks included), so the
 facts readers walk it exactly as they walk a real host.
 """
@@ -20,17 +22,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from host_network import write_network  # noqa: E402
 from host_oracle import write_oracle  # noqa: E402
+from host_procs import write_procs  # noqa: E402
 from host_storage import write_storage  # noqa: E402
 from host_system import (Layout, write_boot, write_cgroup, write_cpus, write_memory, write_nodes,  # noqa: E402
                          write_os, write_sysctl, write_tuned)
 from hosttree import Tree  # noqa: E402
 
 DEFAULTS = {"sockets": 16, "nodes": 8, "cpus": 480, "luns": 1024, "paths": 4, "nics": 64, "queues": 64,
-            "instances": 4}
+            "instances": 4, "procs": 1000}
 
 
 def make_host(path, sockets=16, nodes=8, cpus=480, luns=1024, paths=4, nics=64, queues=64, instances=4,
-              hostname="sdx-db01.example.com"):
+              procs=1000, hostname="sdx-db01.example.com"):
     """Write the host under ``path`` (which must not exist or be empty); return what it holds."""
     if os.path.isdir(path) and os.listdir(path):
         raise SystemExit("make_host: %s is not empty; give a new directory" % path)
@@ -47,9 +50,10 @@ def make_host(path, sockets=16, nodes=8, cpus=480, luns=1024, paths=4, nics=64, 
     sd = write_storage(tree, luns, paths, nodes)
     irqs = write_network(tree, nics, queues, layout)
     sids = write_oracle(tree, instances, nodes, cpus)
+    nprocs = write_procs(tree, sids, procs, nodes)
     return {"root": tree.path, "sockets": sockets, "nodes": nodes, "cpus": cpus, "scsi_paths": sd,
             "multipath_luns": luns, "dm_devices": luns + 2, "nics": nics, "queues_per_nic": queues,
-            "nic_irqs": irqs, "oracle_sids": sids, "entries": tree.files}
+            "nic_irqs": irqs, "oracle_sids": sids, "processes": nprocs, "entries": tree.files}
 
 
 def main(argv=None):

@@ -14,6 +14,7 @@ Ratios print as `NAME = N.NN`; lines starting with '#' are the details.
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -46,8 +47,14 @@ def numatune(*args):
     return [PY, "-m", "numatune"] + [str(a) for a in args]
 
 
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run(argv, ok=(0,)):
-    """Wall seconds of one process run; its failure stops the benchmark."""
+    """(wall seconds, CPU seconds) of one process run; its failure stops the benchmark."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, cwd=REPO)
     elapsed = time.perf_counter() - start
@@ -55,13 +62,15 @@ def run(argv, ok=(0,)):
         err = proc.stderr.decode(errors="replace").strip().splitlines()
         raise BenchError("bench: %s exited %d: %s" % (" ".join(argv[1:6]), proc.returncode,
                                                      err[-1] if err else "(no message)"))
-    return elapsed
+    return elapsed, _children_cpu() - cpu
 
 
 def medians(commands, reps, budget):
-    """{name: median seconds} of each (name, argv, ok) after one warm-up, interleaved.
-    Fewer rounds (never under 3) when ``reps`` would not fit in ``budget`` seconds."""
-    times = {name: [] for name, _, _ in commands}
+    """({name: median wall seconds}, {name: median CPU seconds}, rounds) of each
+    (name, argv, ok) after one warm-up, interleaved. Fewer rounds (never under 3)
+    when ``reps`` would not fit in ``budget`` seconds."""
+    wall = {name: [] for name, _, _ in commands}
+    cpu = {name: [] for name, _, _ in commands}
     start = time.perf_counter()
     for name, argv, ok in commands:
         run(argv, ok)
@@ -69,8 +78,11 @@ def medians(commands, reps, budget):
     rounds = max(min(3, reps), min(reps, int(budget // max(per_round, 1e-3))))
     for _ in range(rounds):
         for name, argv, ok in commands:
-            times[name].append(run(argv, ok))
-    return {name: statistics.median(t) for name, t in times.items()}, rounds
+            w, c = run(argv, ok)
+            wall[name].append(w)
+            cpu[name].append(c)
+    return ({n: statistics.median(t) for n, t in wall.items()},
+            {n: statistics.median(t) for n, t in cpu.items()}, rounds)
 
 
 def floor_ops(argv, prefixes, out_path):
@@ -112,15 +124,15 @@ def apply_revert(root, policy, planned):
     import json
     with open(planned, encoding="utf-8") as f:
         before = json.load(f)["changes"]
-    t = run(numatune("apply", "--root", root, "--policy", policy, "--yes"), ok=(0, 1))
-    t += run(numatune("revert", "--last", "--root", root))
+    applied = run(numatune("apply", "--root", root, "--policy", policy, "--yes"), ok=(0, 1))
+    reverted = run(numatune("revert", "--last", "--root", root))
     out = subprocess.run(numatune("plan", "--root", root, "--policy", policy, "--format", "json"),
                          capture_output=True, env=ENV, cwd=REPO, check=True).stdout
     after = json.loads(out)["changes"]
     if after != before:
         differ = next((b["id"] for a, b in zip(after, before) if a != b), "the number of changes")
         raise BenchError("bench: after apply + revert the plan differs (%s): revert was not exact" % differ)
-    return t, len(before)
+    return applied[0] + reverted[0], applied[1] + reverted[1], len(before)
 
 
 def default_workdir():
@@ -149,7 +161,7 @@ def main(argv=None):
             print("# kept %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print("# bench took %.0f s" % (time.perf_counter() - began))
+    say("# bench took %.0f s" % (time.perf_counter() - began))
     return 0
 
 
@@ -191,26 +203,30 @@ def report(args, work, sizes, small):
         say("# block floor: %s" % floor_ops(block_argv, [big_root, block_policy], block_ops))
         commands += [("block-plan", block_argv, (0,)),
                      ("block-floor", [PY, os.path.join(HERE, "floor.py"), block_ops], (0,))]
-    t, rounds = medians(commands, args.reps, args.budget)
+    t, cpu, rounds = medians(commands, args.reps, args.budget)
     say("# medians of %d warm rounds" % rounds)
-    t["apply+revert"], nchanges = apply_revert(copy_root, policy, planned)
+    t["apply+revert"], cpu["apply+revert"], nchanges = apply_revert(copy_root, policy, planned)
     for name in ("python", "version", "floor", "plan", "check", "plan-small", "apply+revert", "block-floor",
                  "block-plan"):
         if name in t:
-            print("# %-12s %8.1f ms" % (name, t[name] * 1000))
-    print("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
-    print("plan/floor = %.2f" % (t["plan"] / t["floor"]))
-    print("check/floor = %.2f" % (t["check"] / t["floor"]))
-    print("apply+revert/floor = %.2f" % (t["apply+revert"] / t["floor"]))
-    print("t(%d)/t(%d) = %.2f" % (devices, small_devices, t["plan"] / t["plan-small"]))
+            say("# %-12s %9.1f ms wall %9.1f ms CPU" % (name, t[name] * 1000, cpu[name] * 1000))
+    say("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
+    # The same ratios in CPU time: steadier when other work shares the machine.
+    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f"
+        % (cpu["plan"] / cpu["floor"], cpu["check"] / cpu["floor"], cpu["apply+revert"] / cpu["floor"],
+           devices, small_devices, cpu["plan"] / cpu["plan-small"]))
+    say("plan/floor = %.2f" % (t["plan"] / t["floor"]))
+    say("check/floor = %.2f" % (t["check"] / t["floor"]))
+    say("apply+revert/floor = %.2f" % (t["apply+revert"] / t["floor"]))
+    say("t(%d)/t(%d) = %.2f" % (devices, small_devices, t["plan"] / t["plan-small"]))
     # Without the fixed start-up both plans pay, the ratio shows how the device work itself grows.
     net = (t["plan"] - t["version"]) / max(t["plan-small"] - t["version"], 1e-4)
-    print("(t(%d)-t0)/(t(%d)-t0) = %.2f" % (devices, small_devices, net))
-    print("version/python = %.2f" % (t["version"] / t["python"]))
+    say("(t(%d)-t0)/(t(%d)-t0) = %.2f" % (devices, small_devices, net))
+    say("version/python = %.2f" % (t["version"] / t["python"]))
     if "block-plan" in t:
-        print("block-plan/floor = %.2f" % (t["block-plan"] / t["block-floor"]))
+        say("block-plan/floor = %.2f" % (t["block-plan"] / t["block-floor"]))
     else:
-        print("# block-plan/floor: skipped (no storage family declares [[block]] yet)")
+        say("# block-plan/floor: skipped (no storage family declares [[block]] yet)")
 
 
 if __name__ == "__main__":

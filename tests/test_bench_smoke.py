@@ -19,7 +19,7 @@ from host_storage import sd_devt  # noqa: E402
 from hosttree import cpulist, cpumask, letters  # noqa: E402
 from make_host import make_host  # noqa: E402
 
-TINY = dict(sockets=2, nodes=2, cpus=8, luns=3, paths=2, nics=2, queues=2, instances=2)
+TINY = dict(sockets=2, nodes=2, cpus=8, luns=3, paths=2, nics=2, queues=2, instances=2, procs=150)
 
 
 @pytest.fixture

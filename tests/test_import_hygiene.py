@@ -67,7 +67,7 @@ def probe(stubs, tmp_path, args, first=""):
 def host(tmp_path_factory):
     """A small synthetic host with disks, multipath, NICs, cgroups and an Oracle instance."""
     root = tmp_path_factory.mktemp("host") / "root"
-    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=2, paths=2, nics=2, queues=2, instances=1)
+    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=2, paths=2, nics=2, queues=2, instances=1, procs=80)
     return root
 
 
