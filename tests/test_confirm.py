@@ -99,3 +99,38 @@ def test_sigkilled_apply_on_a_copy_is_reverted_exactly(root, tmp_path):
     journal = root / "var/lib/numatune/journal" / ("%s.jsonl" % txid)
     records = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [r["t"] for r in records][-1] == "undo-end" and records[-1]["reason"] == "revert"
+
+
+def test_countdown_on_a_terminal_confirms_with_y(root, tmp_path):
+    import pty
+    import select
+    policy = write(tmp_path, "p.toml", POLICY)
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1")
+    proc = subprocess.Popen([sys.executable, "-m", "numatune", "apply", "--root", str(root), "--policy",
+                             str(policy), "--yes", "--confirm-within", "30"], stdin=slave, stdout=slave,
+                            stderr=slave, env=env, cwd=str(REPO), close_fds=True)
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.time() + 20
+        while b"left: confirm?" not in seen and time.time() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 4096)
+        assert b"type y here" in seen, seen
+        os.write(master, b"y\n")
+        assert proc.wait(timeout=15) == 0
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert b"confirmed: the changes stay" in seen
+    txid = seen.split(b"numatune confirm ")[1].split()[0].decode()
+    assert confirm.read_marker(Root(str(root)), txid)["state"] == "confirmed"
+    assert (root / "sys/class/net/eth1/mtu").read_text() == "9000\n"

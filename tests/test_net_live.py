@@ -181,7 +181,7 @@ def test_sigkilled_apply_is_reverted_after_the_window(netns, policy):
 
 
 def test_confirmed_changes_stay(netns, policy):
-    proc = netns.popen("apply", "--policy", policy, "--yes", "--confirm-within", "3")
+    proc = netns.popen("apply", "--policy", policy, "--yes", "--confirm-within", "2")
     try:
         lines = _wait_for_line(proc, "confirm within")
         txid = _txid(lines)
@@ -195,7 +195,7 @@ def test_confirmed_changes_stay(netns, policy):
             proc.communicate()
     assert proc.returncode == 0, err
     assert "confirmed: the changes stay" in rest
-    time.sleep(max(0, netns.marker(txid)["deadline"] - time.time()) + 1.0)
+    time.sleep(max(0, netns.marker(txid)["deadline"] - time.time()) + 0.6)
     assert netns.marker(txid)["state"] == "confirmed"
     assert netns.link(netns.a) == {"mtu": 9000, "rx": 2, "tx": 2}
     status, out, err = netns.numatune("confirm", txid)
@@ -203,3 +203,48 @@ def test_confirmed_changes_stay(netns, policy):
     status, out, err = netns.numatune("revert", txid)
     assert status == 0, err
     assert netns.link(netns.a)["mtu"] == 1500
+
+
+def test_default_route_interface_gets_a_window_by_default(netns, policy):
+    for cmd in (["addr", "add", "10.77.0.1/24", "dev", netns.a], ["link", "set", netns.a, "up"],
+                ["link", "set", netns.b, "up"], ["route", "add", "default", "via", "10.77.0.2", "dev", netns.a]):
+        subprocess.run(["ip", "-n", netns.name] + cmd, check=True)
+    status, out, err = netns.numatune("plan", "--policy", policy, "--format", "json")
+    changes = {c["id"]: c for c in json.loads(out)["changes"]}
+    assert changes["net.mtu:" + netns.a]["needs_confirm"] is True
+    proc = netns.popen("apply", "--policy", policy, "--yes")
+    try:
+        lines = _wait_for_line(proc, "confirm within")
+        assert "confirm within 120s" in lines[-1]
+        status, out, err = netns.numatune("confirm", _txid(lines))
+        assert status == 0, err
+        rest, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert netns.link(netns.a)["mtu"] == 9000
+    status, out, err = netns.numatune("revert", "--last")
+    assert status == 0, err
+    assert netns.link(netns.a)["mtu"] == 1500
+
+
+def test_snapshot_plans_offline_like_the_live_namespace(netns, policy, tmp_path):
+    import tarfile
+    status, out, err = netns.numatune("snapshot", "--out", tmp_path / "ns.tar.gz")
+    assert status == 0, err
+    root = tmp_path / "ns"
+    with tarfile.open(tmp_path / "ns.tar.gz") as tar:
+        tar.extractall(root, filter="fully_trusted") if hasattr(tarfile, "data_filter") else tar.extractall(root)
+    snap = json.loads((root / "numatune-snapshot/ethtool.json").read_text())["interfaces"][netns.a]
+    assert snap["channels"]["current"]["rx"] == 1 and snap["channels"]["max"]["rx"] == 2
+    assert snap["coalesce"] is None and snap["ring"] is None and snap["rx_flow_hash"] is None
+    status, live, err = netns.numatune("plan", "--policy", policy, "--format", "json")
+    assert status == 0, err
+    status, offline, err = netns.numatune("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    live, offline = json.loads(live), json.loads(offline)
+    assert [(c["id"], c["current"], c["desired"]) for c in offline["changes"]] == \
+           [(c["id"], c["current"], c["desired"]) for c in live["changes"]]
+    assert sorted(f["id"] for f in offline["findings"]) == sorted(f["id"] for f in live["findings"])

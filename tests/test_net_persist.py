@@ -1,0 +1,76 @@
+"""The pure editors that keep NIC settings at boot: NetworkManager keyfiles,
+ifcfg files with ETHTOOL_OPTS, and systemd .link files."""
+from numatune import netconf
+
+NM = """[connection]
+id=eth1
+uuid=8b4f0f0c-6c56-4a59-9bd5-6f5d3e0a8e01
+type=ethernet
+interface-name=eth1
+
+[ethernet]
+mtu=1500
+# a comment NetworkManager keeps
+
+[ipv4]
+method=manual
+address1=192.168.10.5/24
+"""
+
+
+def test_nm_edit_changes_keys_in_place_and_adds_sections():
+    settings, missing = netconf.nm_wanted({"mtu": {"mtu": 9000}, "coalesce": {"rx-usecs": 0, "adaptive-rx": 1},
+                                           "ring": {"rx": 4096}, "channels": {"combined": 8},
+                                           "rx_flow_hash": {"udp4": "sdfn"}})
+    assert missing == [("rx_flow_hash", "udp4")]
+    new = netconf.nm_edit(NM, settings)
+    parsed = netconf.ini_get(new)
+    assert parsed["ethernet"]["mtu"] == "9000"
+    assert parsed["ethtool"] == {"coalesce-rx-usecs": "0", "coalesce-adaptive-rx": "1", "ring-rx": "4096",
+                                 "channels-combined": "8"}
+    assert parsed["ipv4"] == netconf.ini_get(NM)["ipv4"]
+    assert "# a comment NetworkManager keeps" in new and new.count("mtu=") == 1
+    assert netconf.nm_has(new, settings) and not netconf.nm_has(NM, settings)
+
+
+def test_nm_infiniband_mtu_goes_to_its_own_section():
+    settings, _ = netconf.nm_wanted({"mtu": {"mtu": 4092}}, link_type=32)
+    assert settings == {"infiniband": {"mtu": "4092"}}
+
+
+def test_ifcfg_merges_ethtool_opts_and_keeps_the_rest():
+    text = 'DEVICE=eth0\nONBOOT=yes\nETHTOOL_OPTS="-K eth0 gro off; -C eth0 tx-usecs 50 rx-usecs 8"\n'
+    want = {"mtu": {"mtu": 9000}, "coalesce": {"rx-usecs": 0}, "ring": {"rx": 4096},
+            "rx_flow_hash": {"udp4": "sdfn"}}
+    new = netconf.ifcfg_edit(text, "eth0", want)
+    values = netconf.ifcfg_get(new)
+    assert values["MTU"] == "9000" and values["ONBOOT"] == "yes"
+    commands = netconf.parse_ethtool_opts(values["ETHTOOL_OPTS"])
+    assert ("-K", "eth0", ["gro", "off"]) in commands
+    assert ("-C", "eth0", ["rx-usecs", "0", "tx-usecs", "50"]) in commands
+    assert ("-G", "eth0", ["rx", "4096"]) in commands
+    assert ("-N", "eth0", ["rx-flow-hash", "udp4", "sdfn"]) in commands
+    assert netconf.ifcfg_has(new, want, "eth0") and not netconf.ifcfg_has(text, want, "eth0")
+    # Editing again changes nothing: apply converges.
+    assert netconf.ifcfg_get(netconf.ifcfg_edit(new, "eth0", want)) == values
+
+
+def test_ifcfg_replaces_only_the_same_flow():
+    text = 'ETHTOOL_OPTS="-N eth0 rx-flow-hash tcp4 sdfn; -N eth0 rx-flow-hash udp4 sd"\n'
+    new = netconf.ifcfg_edit(text, "eth0", {"rx_flow_hash": {"udp4": "sdfn"}})
+    commands = netconf.parse_ethtool_opts(netconf.ifcfg_get(new)["ETHTOOL_OPTS"])
+    assert commands == [("-N", "eth0", ["rx-flow-hash", "tcp4", "sdfn"]),
+                        ("-N", "eth0", ["rx-flow-hash", "udp4", "sdfn"])]
+
+
+def test_link_file_keeps_default_naming_and_says_what_it_cannot_hold():
+    keys, missing = netconf.link_wanted({"mtu": {"mtu": 9000}, "coalesce": {"rx-usecs": 0, "pkt-rate-low": 5},
+                                         "channels": {"combined": 8}, "ring": {"rx": 4096}})
+    assert missing == [("coalesce", "pkt-rate-low")]
+    text = netconf.link_file(None, "eth2", "78:2b:cb:38:ac:1f", keys)
+    parsed = netconf.ini_get(text)
+    assert parsed["Match"] == {"MACAddress": "78:2b:cb:38:ac:1f"}
+    assert parsed["Link"]["MTUBytes"] == "9000" and parsed["Link"]["RxCoalesceSec"] == "0us"
+    assert parsed["Link"]["CombinedChannels"] == "8" and parsed["Link"]["RxBufferSize"] == "4096"
+    assert parsed["Link"]["NamePolicy"].startswith("keep kernel")
+    assert netconf.ini_get(netconf.link_file(None, "eth2", None, keys))["Match"] == {"OriginalName": "eth2"}
