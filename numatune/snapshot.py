@@ -50,6 +50,11 @@ PATTERNS = [
     ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
     ("/boot/efi/EFI", r".*", True),
     ("/etc/numatune", r".*", True),
+    # Block devices: the udev database (ID_*, DM_* properties), numatune's
+    # rules and multipath.conf; the sysfs side is facts.block.snapshot_paths.
+    ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
+    ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
+    ("/etc", r"^multipath\.conf$", False),
 ]
 # Below a descended directory only these names matter; the rest of sysfs is
 # large and never read. Directories in KEEP_ALL keep everything.
@@ -126,6 +131,10 @@ def capture(root, out_path):
         from .facts.net import snapshot_extra
         more, generated = snapshot_extra(root)
         paths = sorted(set(paths) | set(more))
+    if root.is_live:
+        # Block devices behind /sys/block links, as facts.block reads them.
+        from .facts.block import snapshot_paths
+        paths = sorted(set(paths) | set(snapshot_paths(root)))
     with tarfile.open(out_path, "w:gz") as tar:
         for name, data in generated.items():
             info = tarfile.TarInfo(name)

@@ -56,6 +56,9 @@ capture_all() {
     capture '/boot/grub2' '^(grub\.cfg|grubenv)$' 0
     capture '/boot/efi/EFI' '.*' 1
     capture '/etc/numatune' '.*' 1
+    capture '/run/udev/data' '^b[0-9]+:[0-9]+$' 0
+    capture '/etc/udev/rules.d' '^90-numatune\.rules$' 0
+    capture '/etc' '^multipath\.conf$' 0
 }
 # END PATTERNS
 

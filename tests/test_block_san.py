@@ -229,3 +229,28 @@ def test_udev_database_properties_are_read_under_a_root(tmp_path):
     assert devices["dm-0"]["numa_node"] == 2  # the map answers to its paths' HBA
     assert devices["dm-0"]["slaves"] == ["sdb"] and devices["sdb"]["holders"] == ["dm-0"]
     assert (devices["dm-0"]["kind"], devices["sdb"]["kind"]) == ("dm-multipath", "disk")
+
+
+def test_snapshot_carries_what_block_facts_read(san, tmp_path):
+    """What `numatune snapshot` takes on a live host: its PATTERNS plus
+    facts.block.snapshot_paths, copied as it copies them (links as links)."""
+    import os
+    import shutil
+    from numatune import snapshot
+    udev_db(san, "8:0", {"ID_SERIAL": "boot-disk"})
+    write(san, udev_rules.PATH, "# ours\n")
+    live = Root(str(san))
+    unpacked = tmp_path / "unpacked"
+    for path in set(snapshot.walk(live)) | set(facts_block.snapshot_paths(live)):
+        src, dest = san / path.lstrip("/"), unpacked / path.lstrip("/")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            os.symlink(os.readlink(src), dest)
+        else:
+            shutil.copyfile(src, dest)
+    assert facts_block.discover_sysfs(Root(str(unpacked))) == facts_block.discover_sysfs(live)
+    for host_path in ("/etc/multipath.conf", udev_rules.PATH, "/run/udev/data/b8:0"):
+        assert (unpacked / host_path.lstrip("/")).read_bytes() == (san / host_path.lstrip("/")).read_bytes()
+    root = Root(str(unpacked))
+    sdb = facts_block.discover_sysfs(root)["sdb"]
+    assert facts_block.read_settings(root, sdb, ["queue_depth", "cache_type"])["cache_type"]["value"] == "write back"

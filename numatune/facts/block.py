@@ -246,3 +246,26 @@ def read_settings(root, device, attrs):
                 value = value[len("temporary "):]  # a copied tree keeps what was written
             out[attr] = {"path": where, "value": value}
     return out
+
+
+def snapshot_paths(root):
+    """Host paths a snapshot needs for these facts: the /sys/block and
+    /sys/class/block links as links, and the files behind them."""
+    out = []
+    for name, path in device_names(root).items():
+        out += [d + name for d in ("/sys/block/", "/sys/class/block/") if root.islink(d + name)]
+        real = root.rel(os.path.realpath(root.join(path)))
+        out += ["%s/%s" % (real, f) for f in ("dev", "size", "uevent", "dm/name", "dm/uuid")]
+        out += ["%s/queue/%s" % (real, a) for a in QUEUE_ATTRS]
+        for sub in ("slaves", "holders"):
+            out += ["%s/%s/%s" % (real, sub, n) for n in root.listdir("%s/%s" % (real, sub))]
+        if root.islink(real + "/device"):
+            out.append(real + "/device")
+            sdev = root.rel(os.path.realpath(root.join(real + "/device")))
+            out += ["%s/%s" % (sdev, f) for f in ("vendor", "model", "wwid", "queue_depth")]
+            out += ["%s/scsi_disk/%s/cache_type" % (sdev, h) for h in root.listdir(sdev + "/scsi_disk")]
+        parent = real
+        while parent.startswith("/sys/devices/") and parent.count("/") > 3:
+            parent = os.path.dirname(parent)
+            out.append(parent + "/numa_node")
+    return sorted({p for p in out if root.islink(p) or os.path.isfile(root.join(p))})

@@ -1,0 +1,134 @@
+"""Block facts and [[block]] plans on the real captures: pure parsers on
+their raw text, discovery on the unpacked trees, and apply/revert on a copy
+that must come back byte for byte."""
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REALDATA, tree_digest, write
+from numatune.facts import block as facts_block
+from numatune.root import Root
+
+PCI = "40intel64-2g2n4c+pcilocality"
+NVME = "32em64t-2n8c+dax+nvme+mic+dimms"
+THIS_VM = REALDATA / "this-vm"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("noop anticipatory deadline [cfq] \n", ("cfq", ["noop", "anticipatory", "deadline", "cfq"])),
+    ("[none] mq-deadline kyber bfq \n", ("none", ["none", "mq-deadline", "kyber", "bfq"])),
+    ("none\n", ("none", ["none"])),          # old nvme: one scheduler, no brackets
+    ("\n", (None, [])),                        # zram: bio-based, no scheduler
+    ("mq-deadline\n", ("mq-deadline", ["mq-deadline"])),  # a copied tree after a write
+])
+def test_parse_scheduler(text, expected):
+    assert facts_block.parse_scheduler(text) == expected
+
+
+def test_parse_udev_db_keeps_properties_only():
+    text = ("S:disk/by-id/scsi-360002ac0000000000000000a00019f0f\nW:7\nI:9172836\n"
+            "E:ID_VENDOR=3PARdata\nE:ID_MODEL=VV\nE:ID_SERIAL=360002ac0000000000000000a00019f0f\n"
+            "E:DM_MULTIPATH_DEVICE_PATH=1\nE:SYSTEMD_READY=0\nG:systemd\n")
+    props = facts_block.parse_udev_db(text)
+    assert props["ID_SERIAL"] == "360002ac0000000000000000a00019f0f"
+    assert facts_block.keep_properties(props) == {
+        "ID_VENDOR": "3PARdata", "ID_MODEL": "VV", "ID_SERIAL": "360002ac0000000000000000a00019f0f",
+        "DM_MULTIPATH_DEVICE_PATH": "1"}
+
+
+def test_real_scsi_disk_facts(capture):
+    root = Root(str(capture(PCI)))
+    devices = facts_block.discover_sysfs(root)
+    sda = devices["sda"]
+    assert (sda["kind"], sda["vendor"], sda["model"], sda["rotational"]) == ("disk", "DELL", "PERC H700", 1)
+    assert sda["scheduler"] == {"current": "cfq", "available": ["noop", "anticipatory", "deadline", "cfq"]}
+    assert sda["size"] == 3512991744 * 512 and sda["dev"] == "8:0"
+    assert sda["numa_node"] is None  # its HBA says -1
+    assert devices["sr0"]["kind"] == "rom"
+    assert not [n for n in devices if n.startswith("sda") and n != "sda"]  # partitions are not devices
+    settings = facts_block.read_settings(root, sda, ["queue_depth", "cache_type", "max_hw_sectors_kb"])
+    assert settings["queue_depth"]["value"] == "128"
+    assert settings["cache_type"] == {"path": "/sys/block/sda/device/scsi_disk/0:2:0:0/cache_type",
+                                      "value": "write back"}
+    assert settings["max_hw_sectors_kb"]["value"] == "128"
+
+
+def test_nvme_listed_only_under_class_block(capture):
+    devices = facts_block.discover_sysfs(Root(str(capture(NVME))))
+    nvme = devices["nvme0n1"]
+    assert nvme["kind"] == "nvme" and nvme["sysfs"] == "/sys/class/block/nvme0n1"
+    assert nvme["scheduler"] == {"current": "none", "available": ["none"]}
+    assert "nvme0n1p1" not in devices
+
+
+def test_this_vm_snapshot():
+    if not (THIS_VM / "sys/block").is_dir():
+        pytest.skip("no this-vm snapshot")
+    devices = facts_block.discover_sysfs(Root(str(THIS_VM)))
+    assert devices["vda"]["scheduler"]["current"] == "mq-deadline"
+    assert devices["zram0"]["scheduler"] == {"current": None, "available": []}
+
+
+POLICY = """
+[[block]]
+match = { kind = "disk", name = "sd*" }
+scheduler = "deadline"
+nr_requests = 512
+read_ahead_kb = 4096
+queue_depth = 64
+nomerges = 1
+why = "capture test"
+
+[[block]]
+match = { kind = "nvme" }
+scheduler = "noop"
+read_ahead_kb = 256
+"""
+
+
+@pytest.mark.parametrize("name", [PCI, NVME])
+def test_plan_apply_revert_on_captures_with_block_devices(name, capture, cli, tmp_path):
+    root = capture(name)
+    policy = write(tmp_path, "block.toml", POLICY)
+    before = tree_digest(root)
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    plan = json.loads(out)
+    live = {c["id"]: c for c in plan["changes"] if c["scope"] == "live"}
+    # A legacy kernel offers "deadline" itself; "noop" on an nvme with only "none" is already met.
+    assert live["block.live:sda:scheduler"]["desired"] == "deadline"
+    assert live["block.live:sda:queue_depth"]["current"] in ("128", "31")
+    assert not [i for i in live if ":nvme0n1:scheduler" in i]
+    assert not [i for i in live if ":sr0:" in i or ":loop" in i]
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0, err + out
+    assert (Path(root) / "sys/block/sda/queue/scheduler").read_text() == "deadline\n"
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert json.loads(out)["changes"] == []
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, err + out
+    assert tree_digest(root) == before
+
+
+def test_legacy_scheduler_names_and_a_scheduler_not_offered(capture, cli, tmp_path):
+    root = capture(PCI)
+    policy = write(tmp_path, "p.toml", '[[block]]\nmatch = { name = "sda" }\nscheduler = "none"\n'
+                                       '[[block]]\nmatch = { name = "sr0" }\nscheduler = "kyber"\n')
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    plan = json.loads(out)
+    assert [(c["target"], c["desired"]) for c in plan["changes"] if c["scope"] == "live"] == [
+        ("sda queue/scheduler", "noop")]
+    warning = [f for f in plan["findings"] if f["severity"] == "warning"]
+    assert len(warning) == 1 and "sr0 offers noop anticipatory deadline cfq, none of kyber" in warning[0]["message"]
+
+
+def test_default_policy_leaves_the_boot_disk_alone(capture, cli):
+    root = capture(PCI)
+    status, out, err = cli("plan", "--root", root, "--only", "storage", "--format", "json")
+    assert status == 0, err
+    plan = json.loads(out)
+    assert plan["changes"] == []
+    assert plan["policy"].get("block"), "the shipped default policy carries the Superdome X storage rules"
+    assert all(f["severity"] == "info" for f in plan["findings"])
