@@ -104,3 +104,16 @@ def test_status_is_the_worst_unwaived_severity_and_a_blanket_waiver_clears_it(ch
     for fmt in ("text", "json", "junit", "prometheus", "nagios"):
         assert render(report, fmt).endswith("\n")
     assert len(report.results) >= len(changes) + len(findings)
+
+
+def test_a_prometheus_series_keeps_its_labels_when_the_rule_flips():
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def labels(report):
+        text = render(report, "prometheus")
+        return [s.labels for f in text_string_to_metric_families(text) for s in f.samples
+                if s.name == "numatune_rule_compliant"]
+    drift = _report([Change(id="hugepages.live", area="memory", target="hugepages-2048kB", current="0",
+                            desired="512", scope="live", action="write", rule="hugepages.count")])
+    holds = _report(compliant=[Compliant("hugepages.live", "512 2M pages live", "memory")])
+    assert labels(drift) == labels(holds) == [{"rule": "hugepages.live", "area": "memory", "target": ""}]

@@ -32,7 +32,8 @@ def _number(value):
 
 def render(report):
     rules = [r for r in report.results if r.state != "info"]
-    labels = [dict(rule=r.id, area=r.area, target=r.subject or r.target) for r in rules]
+    # target is the id's subject, not Change.target: the series must not change name when the rule flips.
+    labels = [dict(rule=r.id, area=r.area, target=r.subject) for r in rules]
     out = []
     _metric(out, "numatune_rule_compliant", "gauge",
             "1 if the host follows this policy rule, 0 if it drifts, waits for a reboot or is waived.",
