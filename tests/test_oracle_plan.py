@@ -217,3 +217,56 @@ def test_auto_needs_instances(host, tmp_path, cli):
     policy = write(tmp_path, "bad.toml", '[hugepages]\ncount = "auto"\n')
     status, out, err = cli("plan", "--root", host, "--policy", policy)
     assert status == 2 and "[[oracle.instance]]" in err
+
+
+LISTENERS = """
+[oracle.listeners]
+out = "/etc/numatune/listeners"
+service = "ORCL"
+port = 1522
+home = "%s"
+[[oracle.listeners.node]]
+node = 0
+address = "10.0.0.10"
+interface = "ens1f0"
+[[oracle.listeners.node]]
+node = 1
+address = "10.0.1.10"
+interface = "ens2f0"
+""" % HOME
+
+
+def test_per_node_listener_files(host, tmp_path, cli):
+    write(host, "/sys/class/net/ens1f0/device/numa_node", "0\n")
+    write(host, "/sys/class/net/ens2f0/device/numa_node", "0\n")      # the second NIC sits on node 0
+    policy = write(tmp_path, "policy.toml", LISTENERS)
+    plan = _plan(cli, host, policy)
+    paths = sorted(c["target"] for c in plan["changes"])
+    assert paths == ["/etc/numatune/listeners/" + n for n in (
+        "listener.ora", "local_listener.sql", "oracle-listener-node0.service", "oracle-listener-node1.service",
+        "start-listeners.sh", "tnsnames.ora")]
+    assert [f["id"] for f in plan["findings"] if f["area"] == "oracle"] == ["oracle.listener-nic:ens2f0"]
+    before = tree_digest(host)
+    status, out, err = cli("apply", "--yes", "--root", host, "--policy", policy)
+    assert status == 0, out + err
+    d = host / "etc/numatune/listeners"
+    assert "LISTENER_N1 =\n  (DESCRIPTION_LIST =\n    (DESCRIPTION = (ADDRESS=(PROTOCOL=TCP)(HOST=10.0.1.10)(PORT=1522)))" \
+        in (d / "listener.ora").read_text()
+    assert 'numactl --cpunodebind=1 --membind=1 "$ORACLE_HOME/bin/lsnrctl" start LISTENER_N1\n' in \
+        (d / "start-listeners.sh").read_text()
+    assert "(LOAD_BALANCE = on)" in (d / "tnsnames.ora").read_text()
+    assert "ExecStart=/usr/bin/numactl --cpunodebind=0 --membind=0 %s/bin/lsnrctl start LISTENER_N0" % HOME in \
+        (d / "oracle-listener-node0.service").read_text()
+    assert (d / "local_listener.sql").read_text().endswith(
+        "ALTER SYSTEM SET local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.0.0.10)(PORT=1522))"
+        "(ADDRESS=(PROTOCOL=TCP)(HOST=10.0.1.10)(PORT=1522)))' SCOPE=BOTH;\n")
+    assert _plan(cli, host, policy)["changes"] == []
+    status, out, err = cli("revert", "--last", "--root", host)
+    assert status == 0, out + err
+    assert tree_digest(host) == before
+
+
+def test_listener_address_cannot_carry_sql(host, tmp_path, cli):
+    policy = write(tmp_path, "policy.toml", LISTENERS.replace("10.0.1.10", "x')(HOST=evil"))
+    status, out, err = cli("plan", "--root", host, "--policy", policy)
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "address" in err

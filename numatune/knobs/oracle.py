@@ -9,7 +9,7 @@ restart unless the parameter is dynamic and changed in memory too.
 """
 from ..errors import PolicyError
 from ..model import Change, Compliant, Finding, Write
-from ..oracle import checks, desired, instance, live, oratab, pfile, pool, services, values
+from ..oracle import checks, desired, instance, listeners, live, oratab, pfile, pool, services, values
 from ..policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
 NAME = "oracle"
@@ -42,6 +42,19 @@ POLICY = {
         "srvctl_config": Scalar(str, pattern=r"^/", doc="a file holding `srvctl config service -d DB` output"),
         "user": Scalar(str, pattern=r"^[a-z_][a-z0-9_-]{0,31}$"),
         "hugepages_margin_pct": Scalar(int, minimum=0, maximum=100),
+        # Per-NUMA-node listeners: files written to `out` for the admin to review.
+        "listeners": Table({
+            "out": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$", doc="an absolute directory path"),
+            "service": Scalar(str, pattern=r"^[A-Za-z][A-Za-z0-9_.$#-]*$"),
+            "port": Scalar(int, minimum=1, maximum=65535),
+            "home": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$"),
+            "node": TableArray(Table({
+                "node": Scalar(int, minimum=0),
+                "address": Scalar(str, pattern=listeners.ADDRESS_RE, doc="a host name or IP address"),
+                "interface": Scalar(str, pattern=r"^[A-Za-z0-9_.:-]{1,15}$"),
+            })),
+            "why": WHY,
+        }),
         "why": WHY,
     }),
 }
@@ -62,6 +75,17 @@ def check_policy(data):
                 values.render(value)
         except PolicyError as e:
             yield SchemaError(key, "%s: %s" % (key, e.message), e.hint)
+    lst = (data.get("oracle") or {}).get("listeners")
+    if lst is not None:
+        for key in ("out", "service", "node"):
+            if not lst.get(key):
+                yield SchemaError("oracle.listeners", "[oracle.listeners] needs %s" % key,
+                                  'out = "/etc/numatune/listeners", service = "ORCL", [[oracle.listeners.node]]')
+                return
+        nodes = [n.get("node") for n in lst["node"]]
+        if len(set(nodes)) != len(nodes) or not all("address" in n for n in lst["node"]):
+            yield SchemaError("oracle.listeners.node", "each [[oracle.listeners.node]] needs its own node and an "
+                              "address", "node = 0, address = \"10.0.0.10\"")
     hp = data.get("hugepages") or {}
     if hp.get("count") == "auto" and not specs:
         yield SchemaError("hugepages.count", 'hugepages.count = "auto" sizes the pool from Oracle SGAs, but the '
@@ -70,9 +94,10 @@ def check_policy(data):
 
 def read(root, data):
     specs = desired.policy_instances(data)
-    if not specs:
-        return {"instances": [], "cpusets": {}, "srvctl": []}
     ora = data.get("oracle") or {}
+    generated = _read_listener_files(root, ora.get("listeners"))
+    if not specs:
+        return {"instances": [], "cpusets": {}, "srvctl": [], "listeners": generated}
     tab = oratab.parse(root.read_text(oratab.ORATAB))
     instances = []
     for index, spec in enumerate(specs):
@@ -88,11 +113,26 @@ def read(root, data):
         srvctl = services.parse_srvctl(root.read_text(ora["srvctl_config"]))
     return {"instances": instances, "cpusets": instance.read_cpusets(root), "srvctl": srvctl,
             "memlock": instance.read_memlock(root, ora.get("user", "oracle")), "shm": instance.shm_limits(root),
-            "oratab": [t["sid"] for t in tab]}
+            "oratab": [t["sid"] for t in tab], "listeners": generated}
+
+
+def _read_listener_files(root, spec):
+    if not spec:
+        return None
+    nic_nodes = {}
+    for n in spec.get("node", []):
+        if n.get("interface"):
+            value = root.read_value("/sys/class/net/%s/device/numa_node" % n["interface"])
+            nic_nodes[n["interface"]] = int(value) if value and value.lstrip("-").isdigit() else None
+    names = ["listener.ora", "start-listeners.sh", "tnsnames.ora", "local_listener.sql"] + [
+        "oracle-listener-node%d.service" % n["node"] for n in spec.get("node", [])]
+    out = spec["out"].rstrip("/")
+    return {"files": {name: root.read_text("%s/%s" % (out, name)) for name in names}, "nic_nodes": nic_nodes}
 
 
 def diff(data, facts):
     mine = facts[NAME]
+    yield from _listeners(data, facts)
     if not desired.policy_instances(data):
         return
     if not mine["instances"]:
@@ -242,6 +282,46 @@ def _memlock(data, facts):
                                args={"user": user, "kb": want})])
 
 
+def _listeners(data, facts):
+    ora = data.get("oracle") or {}
+    spec = ora.get("listeners")
+    if not spec:
+        return
+    got = facts[NAME]["listeners"]
+    topo = facts["topology"]
+    homes = [i["home"] for i in facts[NAME]["instances"] if i.get("home")]
+    home = spec.get("home") or (homes[0] if homes else "$ORACLE_HOME")
+    for n in spec["node"]:
+        nid = str(n["node"])
+        if nid not in topo["nodes"]:
+            yield Finding(id="oracle.listener-node:%s" % nid, severity="warning", area="oracle", target=nid,
+                          rule="oracle.listeners", message="listener for node %s: this host has no such node" % nid)
+        nic = n.get("interface")
+        if nic and got["nic_nodes"].get(nic) not in (None, -1) and got["nic_nodes"][nic] != n["node"]:
+            yield Finding(id="oracle.listener-nic:%s" % nic, severity="warning", area="oracle", target=nic,
+                          rule="oracle.listeners", message="%s is attached to node %d, not node %s: its listener "
+                          "would serve connections across the interconnect" % (nic, got["nic_nodes"][nic], nid))
+    if len(topo["nodes"]) < 2:
+        yield Finding(id="oracle.listeners-one-node", severity="info", area="oracle", target="listeners",
+                      rule="oracle.listeners", message="one NUMA node: per-node listeners bring nothing here")
+    out = spec["out"].rstrip("/")
+    for name, text in listeners.files(spec, home, ora.get("user", "oracle")).items():
+        path = "%s/%s" % (out, name)
+        if got["files"].get(name) == text:
+            yield Compliant("oracle.listeners:" + name, "%s is up to date" % path, "oracle")
+            continue
+        yield Change(id="oracle.listeners:" + name, area="oracle", target=path,
+                     current=None if got["files"].get(name) is None else "(differs)", desired="(generated)",
+                     scope="persistent", action="write %s for review" % path, rule="oracle.listeners",
+                     why=spec.get("why") or "one listener per NUMA node, started on that node (review, then install)",
+                     writes=[Write(kind="file", path=path, editor="oracle_generated", args={"content": text})])
+
+
+def generated(text, content):
+    """Editor: a file numatune generates whole."""
+    return content
+
+
 def memlock_set(text, user, kb):
     """Editor: ``user soft/hard memlock kb``; other lines kept."""
     lines = (text if text is not None else LIMITS_HEADER).splitlines(True)
@@ -267,4 +347,4 @@ def verify_applied(data, changes, facts):
     return []
 
 
-EDITORS = {"oracle_pfile_set": pfile.set_value, "oracle_memlock": memlock_set}
+EDITORS = {"oracle_pfile_set": pfile.set_value, "oracle_memlock": memlock_set, "oracle_generated": generated}
