@@ -420,3 +420,15 @@ def test_slice_editor_keeps_a_units_other_settings():
     assert parse_unit(new) == {"Unit": {"Description": "Oracle"},
                                "Slice": {"CPUWeight": "200", "AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"}}
     assert slice_set(new, {"AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"}) == new
+
+
+def test_a_cgconfig_group_left_unmanaged_is_reported(linked, cli, tmp_path):
+    root = linked("16amd64-4n4c-cgroup-distance-merge")
+    cgroup_v1(root)
+    write(root, "/etc/cgconfig.conf", 'group oracle {\n    cpuset {\n        cpuset.cpus = "0-3";\n'
+                                      '        cpuset.mems = "0";\n    }\n}\n')
+    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [1]\npersist = "none"\n')
+    plan = plan_json(cli, root, pol)
+    (f,) = [f for f in plan["findings"] if f["id"] == "cpuset.cgconfig-overrides:oracle"]
+    assert "cpus 0-3, mems 0" in f["message"]
+    assert [c["id"] for c in plan["changes"]] == ["cpuset.create:oracle"]

@@ -277,6 +277,8 @@ def _persist(spec, cpus, mems, mine):
     name, why = spec["name"], spec.get("why", "")
     mode = persist_mode(spec, mine)
     uid, gid = _owner_ids(spec, mine)
+    if mode != "cgconfig":
+        yield from _cgconfig_overrides(name, cpus, mems, mine)
     if mode == "none":
         if spec.get("persist") != "none":
             yield _finding(name, "not-persistent", "info", "no libcgroup (cgconfig) or systemd cgroup v2 here: "
@@ -322,6 +324,19 @@ def _persist(spec, cpus, mems, mine):
                  writes=[Write(kind="file", path=path, editor="cgconfig_group",
                                args={"name": name, "settings": settings, "uid": owner.get("uid"),
                                      "gid": owner.get("gid")})])
+
+
+def _cgconfig_overrides(name, cpus, mems, mine):
+    """A cgconfig group numatune does not manage still wins at its next start."""
+    for path, text in sorted(mine.get("cgconfig", {}).get("files", {}).items()):
+        have = cgconfig.group_settings(text, name)
+        if have is None:
+            continue
+        theirs = {k: have.get("cpuset." + k) for k in ("cpus", "mems")}
+        if parse_cpulist(theirs["cpus"]) != cpus or parse_cpulist(theirs["mems"]) != mems:
+            yield _finding(name, "cgconfig-overrides", "warning",
+                           "%s defines group %s with cpus %s, mems %s: a cgconfig restart or reboot puts those "
+                           "back over the live values" % (path, name, theirs["cpus"], theirs["mems"]))
 
 
 EDITORS = dict(cgconfig.EDITORS)
