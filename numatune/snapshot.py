@@ -50,12 +50,17 @@ PATTERNS = [
     ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
     ("/boot/efi/EFI", r".*", True),
     ("/etc/numatune", r".*", True),
+    ("/etc/security", r"^limits\.conf$", False),
+    ("/etc/security/limits.d", r"\.conf$", False),
     # Block devices: the udev database (ID_*, DM_* properties), numatune's
     # rules and multipath.conf; the sysfs side is facts.block.snapshot_paths.
     ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
     ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
     ("/etc", r"^multipath\.conf$", False),
 ]
+# Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
+# startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
+ORACLE_HOME_PATTERNS = [("dbs", r"^(init|spfile).*\.ora$"), ("install", r"^orabasetab$")]
 # Below a descended directory only these names matter; the rest of sysfs is
 # large and never read. Directories in KEEP_ALL keep everything.
 KEEP = (r"^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_hugepages|free_hugepages|"
@@ -73,12 +78,18 @@ def walk(root):
     """Host paths (files and symlinks) a snapshot holds, sorted."""
     out = []
     keep = re.compile(KEEP)
-    for directory, pattern, descend in PATTERNS:
+    for directory, pattern, descend in PATTERNS + oracle_patterns(root):
         rx = re.compile(pattern)
         for name in root.listdir(directory):
             if rx.search(name):
                 out.extend(_collect(root, "%s/%s" % (directory, name), descend, keep, 1))
     return sorted(set(out))
+
+
+def oracle_patterns(root):
+    from .oracle import oratab
+    homes = sorted({t["home"] for t in oratab.parse(root.read_text(oratab.ORATAB))})
+    return [("%s/%s" % (home, sub), pattern, False) for home in homes for sub, pattern in ORACLE_HOME_PATTERNS]
 
 
 def _collect(root, path, descend, keep, depth):
@@ -103,6 +114,16 @@ def sh_patterns():
              "capture_all() {"]
     for directory, pattern, descend in PATTERNS:
         lines.append("    capture '%s' '%s' %d" % (directory, pattern, 1 if descend else 0))
+    lines.append("    oracle_homes | while IFS= read -r home; do")
+    for sub, pattern in ORACLE_HOME_PATTERNS:
+        lines.append("        capture \"$home/%s\" '%s' 0" % (sub, pattern))
+    lines.append("    done")
+    lines.append("}")
+    # The second field of /etc/oratab lines, as numatune.oracle.oratab reads them.
+    lines.append("oracle_homes() {")
+    lines.append("    [ -f \"$SRC/etc/oratab\" ] || return 0")
+    lines.append("    sed -e 's/#.*//' \"$SRC/etc/oratab\" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ && $2 ~ /^\\// "
+                 "{ sub(/\\/+$/, \"\", $2); print $2 }' | sort -u")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -56,9 +56,19 @@ capture_all() {
     capture '/boot/grub2' '^(grub\.cfg|grubenv)$' 0
     capture '/boot/efi/EFI' '.*' 1
     capture '/etc/numatune' '.*' 1
+    capture '/etc/security' '^limits\.conf$' 0
+    capture '/etc/security/limits.d' '\.conf$' 0
     capture '/run/udev/data' '^b[0-9]+:[0-9]+$' 0
     capture '/etc/udev/rules.d' '^90-numatune\.rules$' 0
     capture '/etc' '^multipath\.conf$' 0
+    oracle_homes | while IFS= read -r home; do
+        capture "$home/dbs" '^(init|spfile).*\.ora$' 0
+        capture "$home/install" '^orabasetab$' 0
+    done
+}
+oracle_homes() {
+    [ -f "$SRC/etc/oratab" ] || return 0
+    sed -e 's/#.*//' "$SRC/etc/oratab" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ && $2 ~ /^\// { sub(/\/+$/, "", $2); print $2 }' | sort -u
 }
 # END PATTERNS
 
