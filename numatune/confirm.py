@@ -88,7 +88,12 @@ def arm(root, txid, seconds):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     if marker["watchdog"] == "systemd":
-        subprocess.run(systemd_argv(root, txid, seconds), check=True, env=env)
+        try:
+            subprocess.run(systemd_argv(root, txid, seconds), check=True, env=env)
+        except (OSError, subprocess.CalledProcessError) as e:
+            os.unlink(marker_path(root, txid))
+            raise RefusedError("cannot start the confirm watchdog with systemd-run (%s): nothing was changed" % e,
+                               "check `systemctl status`, or apply without --confirm-within")
         return marker
     # Its own session: no controlling terminal, so the SSH hangup that may
     # kill the applier does not reach it; it is reparented when we die.

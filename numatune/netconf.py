@@ -221,6 +221,21 @@ def link_file(text, ifname, mac, keys):
     return "\n".join(lines) + "\n"
 
 
+def bonding_opts(text):
+    """ifcfg BONDING_OPTS ("mode=4 miimon=100") -> {key: value}."""
+    return dict(w.split("=", 1) for w in (ifcfg_get(text).get("BONDING_OPTS") or "").split() if "=" in w)
+
+
+def bonding_opts_edit(text, options):
+    merged = bonding_opts(text)
+    merged.update(options)
+    return ifcfg_set(text, {"BONDING_OPTS": " ".join("%s=%s" % kv for kv in merged.items())})
+
+
+def bonding_opts_has(text, options):
+    return all(bonding_opts(text).get(k) == v for k, v in options.items())
+
+
 def ifcfg_edit(text, ifname, want):
     return ifcfg_set(text, ifcfg_wanted(want, ifname, ifcfg_get(text).get("ETHTOOL_OPTS")))
 
@@ -229,4 +244,4 @@ def nm_edit(text, settings):
     return ini_set(text, settings)
 
 
-EDITORS = {"net_nm": nm_edit, "net_ifcfg": ifcfg_edit, "net_link": link_file}
+EDITORS = {"net_nm": nm_edit, "net_ifcfg": ifcfg_edit, "net_link": link_file, "net_ifcfg_bond": bonding_opts_edit}

@@ -34,8 +34,10 @@ GROUPS = ("channels", "coalesce", "ring", "rx_flow_hash")
 
 
 def _unsupported_errors():
-    from pyroute2.ethtool.ioctl import NotSupportedError
-    return (NotSupportedError, rxnfc.Unsupported)
+    # EthtoolError covers NotSupportedError and NoSuchDevice (a link gone
+    # while we read); either way there is nothing to plan for it.
+    from pyroute2.ethtool.ioctl import EthtoolError
+    return (EthtoolError, rxnfc.Unsupported)
 
 
 def _ethtool():
@@ -82,7 +84,14 @@ def read_group(eth, ifname, group, flows=FLOWS):
             return {"current": {k: getattr(rings, f) for k, f in RING.items() if getattr(rings, f) is not None},
                     "max": {k: getattr(rings, f) for k, f in RING_MAX.items() if getattr(rings, f) is not None}}
         if group == "rx_flow_hash":
-            return {"current": {flow: rxnfc.get_hash(ifname, flow) for flow in flows}}
+            # Drivers hash some flow types and refuse others (EINVAL).
+            current = {}
+            for flow in flows:
+                try:
+                    current[flow] = rxnfc.get_hash(ifname, flow)
+                except rxnfc.Unsupported:
+                    current[flow] = None
+            return {"current": current} if any(v is not None for v in current.values()) else None
     except _unsupported_errors():
         return None
     raise ValueError("unknown ethtool group %r" % group)

@@ -59,6 +59,8 @@ def build(root):
     write(root, "/sys/class/net/bond0/bonding/xmit_hash_policy", "layer2 0\n")
     write(root, "/sys/class/net/bond0/bonding/miimon", "100\n")
     write(root, "/sys/class/net/bond0/bonding/slaves", "eth2 eth3\n")
+    write(root, "/etc/sysconfig/network-scripts/ifcfg-bond0",
+          'DEVICE=bond0\nTYPE=Bond\nBONDING_OPTS="mode=balance-rr miimon=100 lacp_rate=fast"\n')
     (root / "sys/class/net/eth3/mtu").write_text("9000\n")
     assert bond.is_dir()
     return root
@@ -86,6 +88,7 @@ mtu = 9000
 [[bond]]
 name = "bond0"
 mode = "802.3ad"
+xmit_hash_policy = "layer3+4"
 miimon = 100
 """
 
@@ -158,7 +161,12 @@ def test_plan_changes_and_findings(host, cli):
     assert changes["net.irq:ib0:70"]["desired"] == "2" and changes["net.irq:ib0:71"]["desired"] == "6"
     assert "net.irq.nonode:eth0" not in findings  # eth0 has no irq_affinity rule
     assert "net.bond_mtu:bond0" in findings
-    assert "net.bond.mode:bond0" in findings and "net.bond.miimon:bond0" in compliant
+    # The mode of a bond that is up with slaves is not changed live; its hash policy is.
+    assert "kernel changes a bond's mode only while it is down" in findings["net.bond.mode:bond0"]["message"]
+    assert "net.bond.miimon:bond0" in compliant
+    bond = changes["net.bond:bond0"]
+    assert (bond["current"], bond["desired"]) == ("xmit_hash_policy layer2", "xmit_hash_policy layer3+4")
+    assert changes["net.bond.persist:bond0"]["writes"][0]["editor"] == "net_ifcfg_bond"
     assert "net.nomatch:2" in findings
     # Persistence: ifcfg for eth0, NetworkManager for eth1, .link files elsewhere.
     assert changes["net.persist:eth0"]["writes"][0]["editor"] == "net_ifcfg"
@@ -187,6 +195,9 @@ def test_apply_converges_and_revert_is_exact(private, cli):
     link = (root / "etc/systemd/network/70-numatune-eth2.link").read_text()
     assert "MACAddress=78:2b:cb:38:ac:1f" in link and "MTUBytes=9000" in link and "RxCoalesceSec=0us" in link
     assert "NamePolicy=" in link  # ours replaces 99-default.link for this NIC
+    assert (root / "sys/class/net/bond0/bonding/xmit_hash_policy").read_text() == "layer3+4\n"
+    bonding = (root / "etc/sysconfig/network-scripts/ifcfg-bond0").read_text()
+    assert "BONDING_OPTS='mode=802.3ad miimon=100 lacp_rate=fast xmit_hash_policy=layer3+4'" in bonding
 
     changes, _, _ = _plan(cli, root, policy)
     assert changes == {}

@@ -2,14 +2,15 @@
 pyroute2's ethtool support, the RSS hash through the rxnfc ioctl.
 
 A write names one interface and one group (``mtu``, ``channels``,
-``coalesce``, ``ring``, ``rx_flow_hash``) with the values to set; the op
+``coalesce``, ``ring``, ``rx_flow_hash``, ``bond``) with the values to set; the op
 keeps the same keys' values before, so revert sets exactly those back and
 leaves every other setting of the NIC alone.
 
 Under ``--root`` there is no netlink: the MTU is the sysfs ``mtu`` file of
 the copy and ethtool groups live in the snapshot file
 (:data:`numatune.facts.net.ETHTOOL_FILE`); the op keeps the file's bytes so
-revert leaves the copy identical.
+revert leaves the copy identical. Bonding options are written through the
+bond's sysfs files (``bonding/mode``...), its kernel interface, everywhere.
 """
 import base64
 import json
@@ -19,9 +20,14 @@ from ..facts.net import ETHTOOL_FILE, NET_DIR
 from .values import _write
 
 
+BOND_KEYS = ("mode", "xmit_hash_policy", "miimon")
+
+
 def _normal(group, values):
     if values is None:
         return None
+    if group == "bond":
+        return {k: int(v) if k == "miimon" else str(v) for k, v in values.items()}
     if group == "rx_flow_hash":
         from ..rxnfc import canonical
         return {k: canonical(v) if v is not None else None for k, v in values.items()}
@@ -45,7 +51,25 @@ def _read_offline(root, ifname, group, keys):
     return {k: entry.get("current", {}).get(k) for k in keys}
 
 
+def _bond_file(ifname, key):
+    return "%s/%s/bonding/%s" % (NET_DIR, ifname, key)
+
+
+def _read_bond(root, ifname, keys):
+    # The kernel prints "802.3ad 4" and takes "802.3ad": compare the name.
+    out = {}
+    for key in keys:
+        text = root.read_value(_bond_file(ifname, key))
+        if text is None:
+            return None
+        out[key] = text.split(" ")[0]
+    return out
+
+
 def read_current(root, ifname, group, keys):
+    if group == "bond":
+        # Bonding's own interface is sysfs, live and on a copy alike.
+        return _normal(group, _read_bond(root, ifname, keys))
     if root.is_live:
         from .. import nic
         return _normal(group, nic.current(ifname, group, keys))
@@ -61,6 +85,10 @@ def capture(root, write):
     after = _normal(group, after)
     op = {"kind": "netdev", "path": write.path, "ifname": ifname, "group": group,
           "before": before, "after": after, "unchanged": before == after}
+    if group == "bond":
+        if not root.is_live:
+            op["raw"] = {k: base64.b64encode(root.read_bytes(_bond_file(ifname, k))).decode() for k in keys}
+        return op
     if not root.is_live:
         op["file"] = _offline_path(ifname, group)
         op["raw"] = base64.b64encode(root.read_bytes(op["file"])).decode()
@@ -83,7 +111,17 @@ def _write_offline(root, op, values):
     os.rename(tmp, real)
 
 
+def _write_bond(root, op, values):
+    # mode last: the kernel refuses it on a bond that is up with slaves, and
+    # the op's other keys then roll back with it.
+    for key in sorted(values, key=lambda k: BOND_KEYS.index(k), reverse=True):
+        _write(root, _bond_file(op["ifname"], key), str(values[key]))
+
+
 def perform(root, op):
+    if op["group"] == "bond":
+        _write_bond(root, op, op["after"])
+        return
     if root.is_live:
         from .. import nic
         nic.write(op["ifname"], op["group"], op["after"])
@@ -96,6 +134,13 @@ def current_matches(root, op, side):
 
 
 def restore(root, op):
+    if op["group"] == "bond":
+        if "raw" in op and not root.is_live:
+            for key, raw in op["raw"].items():
+                _write(root, _bond_file(op["ifname"], key), base64.b64decode(raw))
+        else:
+            _write_bond(root, op, op["before"])
+        return
     if root.is_live:
         from .. import nic
         nic.write(op["ifname"], op["group"], op["before"])

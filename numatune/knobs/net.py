@@ -1,5 +1,6 @@
 """Network: MTU, ethtool channels/coalescing/rings/RSS hash and IRQ
-affinity per NIC (``[[net]]``), bonding checks (``[[bond]]``), and the NIC
+affinity per NIC (``[[net]]``), bonding options (``[[bond]]``, in
+:mod:`.net_bond`), and the NIC
 NUMA-locality findings the Oracle papers care about.
 
 Settings a driver does not support are findings and are never written. A
@@ -16,7 +17,7 @@ from ..model import Change, Compliant, Finding, Write
 from ..nic import CHANNELS, COALESCE, RING
 from ..policy.schema import WHY, Scalar, SchemaError, Table, TableArray
 from ..rxnfc import FLOW_TYPES, canonical
-from . import net_findings
+from . import net_bond, net_findings
 
 NAME = "net"
 GROUPS = ("channels", "coalesce", "ring", "rx_flow_hash")
@@ -163,6 +164,7 @@ def diff(data, facts):
             yield from _persist(name, info, supported, why, rules)
         if irq:
             yield from _irq_affinity(name, info, facts["topology"], why, rules, net)
+    yield from net_bond.diff(data, net, _confirm_needed)
     yield from net_findings.findings(data, net, facts["topology"], wanted)
 
 

@@ -1,13 +1,8 @@
 """What the network facts say without a setting to change: NIC IRQs served
-on a remote NUMA node, one node taking every NIC interrupt, bond slaves with
-different MTUs, and ``[[bond]]`` rules the bond does not meet.
-
-Bonding mode cannot change while a bond is up with slaves, and a wrong
-change cuts the host off, so ``[[bond]]`` is checked and reported here, and
-changed by the admin in the bond's own configuration.
-"""
+on a remote NUMA node, one node taking every NIC interrupt, and bond slaves
+with different MTUs."""
 from ..cpulist import format_cpulist
-from ..model import Compliant, Finding
+from ..model import Finding
 
 # A node serving at least this share of all NIC interrupts is "taking all".
 SKEW = 0.9
@@ -59,7 +54,6 @@ def findings(data, net, topology, wanted):
                     per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
     yield from _skew(per_node, topology)
     yield from _bond_slaves(ifaces)
-    yield from _bond_rules(data, ifaces)
 
 
 def _skew(per_node, topology):
@@ -90,30 +84,3 @@ def _bond_slaves(ifaces):
             yield Finding(id="net.bond_mtu:%s" % master, severity="warning", area="network", target=master,
                           message="%s (MTU %s) has slaves with different MTUs: %s; set the MTU on the bond, "
                                   "not on a slave" % (master, ifaces.get(master, {}).get("mtu"), listing))
-
-
-def _bond_rules(data, ifaces):
-    for i, rule in enumerate(data.get("bond", [])):
-        name = rule["name"]
-        rid = "bond[%d]" % i
-        bonding = (ifaces.get(name) or {}).get("bonding")
-        if bonding is None:
-            yield Finding(id="net.bond.missing:%s" % name, severity="warning", area="network", target=name, rule=rid,
-                          message="%s is not a bond on this host: bonding rule not met" % name)
-            continue
-        for key in ("mode", "xmit_hash_policy", "miimon"):
-            if key not in rule:
-                continue
-            have, want = bonding.get(key), rule[key]
-            if have == want:
-                yield Compliant("net.bond.%s:%s" % (key, name), "%s %s %s" % (name, key, want), "network")
-                continue
-            yield Finding(id="net.bond.%s:%s" % (key, name), severity="warning", area="network", target=name,
-                          rule=rid, why=rule.get("why", ""),
-                          message="%s has %s %s, the policy wants %s: change it in the bond's connection "
-                                  "(BONDING_OPTS or bond.options) in a maintenance window; numatune does not "
-                                  "reconfigure a live bond" % (name, key, have, want))
-        slaves = bonding.get("slaves") or []
-        if not slaves:
-            yield Finding(id="net.bond.noslaves:%s" % name, severity="warning", area="network", target=name,
-                          rule=rid, message="%s has no slaves" % name)
