@@ -87,19 +87,29 @@ def udev_db(root, dev, props):
     _w(root, "/run/udev/data/b" + dev, "\n".join(lines))
 
 
+def disk_name(index):
+    """sd names as the kernel gives them: 0 -> sda, 25 -> sdz, 26 -> sdaa."""
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(ord("a") + rest) + name
+    return "sd" + name
+
+
 def san_host(root, luns=2, paths=2, multipath_conf=None):
     """A boot disk sda (local RAID) and ``luns`` 3PAR LUNs over ``paths`` paths each."""
     scsi_disk(root, "sda", 0, host=0, vendor="DELL", model="PERC H730", pci="0000:00:1f.2", numa_node=0,
               scheduler=BLK_MQ, rotational=1, udev={"ID_VENDOR": "DELL", "ID_MODEL": "PERC_H730",
                                                      "ID_SERIAL": "36c81f660ab5d00001", "ID_TYPE": "disk"})
-    letters = "bcdefghijklmnopqrstuvwxyz"
     k = 0
     for lun in range(luns):
         wwid = "360002ac0000000000000%03d00019f0f" % lun
         members = []
         for path in range(paths):
-            name = "sd" + letters[k]
-            scsi_disk(root, name, 16 * (k + 1), host=3 + path, lun=lun, wwid="naa." + wwid[1:],
+            name = disk_name(k + 1)
+            scsi_disk(root, name, 16 * (k + 1), host=3 + path, lun=lun % 256, target=lun // 256,
+                      wwid="naa." + wwid[1:],
                       pci="0000:8%d:00.0" % path, numa_node=2, udev={
                           "ID_VENDOR": "3PARdata", "ID_MODEL": "VV", "ID_SERIAL": wwid,
                           "ID_WWN_WITH_EXTENSION": "0x" + wwid[1:], "ID_WWN": "0x" + wwid[1:17],

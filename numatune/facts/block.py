@@ -90,15 +90,33 @@ def _int(text):
         return None
 
 
-def _numa_node(root, real_sys_path):
-    """NUMA node of the nearest ancestor (the HBA's PCI function) that says."""
-    path = real_sys_path
+def _numa_node(root, real_sys_path, cache):
+    """NUMA node of the nearest ancestor (the HBA's PCI function) that says.
+    ``cache`` maps directories to answers: thousands of LUNs share few HBAs."""
+    path, seen = real_sys_path, []
+    node = None
     while path.startswith("/sys/devices/") and path.count("/") > 3:
         path = os.path.dirname(path)
+        if path in cache:
+            node = cache[path]
+            break
+        seen.append(path)
         node = _int(_clean(root.read_text(path + "/numa_node")))
         if node is not None:
-            return node if node >= 0 else None
-    return None
+            node = node if node >= 0 else None
+            break
+    for p in seen:
+        cache[p] = node
+    return node
+
+
+def _real(root, path):
+    """Where a /sys/block link points. sysfs links are relative and their
+    targets are real directories, so one readlink does what realpath does."""
+    target = root.readlink(path)
+    if target is None:
+        return path
+    return os.path.normpath(os.path.join(os.path.dirname(path), target))
 
 
 def device_names(root):
@@ -117,9 +135,9 @@ def device_names(root):
     return found
 
 
-def _identity(root, name, path, props):
+def _identity(root, name, path, props, numa_cache):
     """Everything a selector may look at, read from sysfs under ``root``."""
-    real = root.rel(os.path.realpath(root.join(path)))
+    real = _real(root, path)
     dev = _clean(root.read_text(path + "/dev"))
     dm_name = dm_uuid = None
     if name.startswith("dm-"):
@@ -149,7 +167,7 @@ def _identity(root, name, path, props):
         "scheduler": {"current": current, "available": available},
         "slaves": root.listdir(path + "/slaves"),
         "holders": root.listdir(path + "/holders"),
-        "numa_node": _numa_node(root, real),
+        "numa_node": _numa_node(root, real, numa_cache),
         "udev": keep_properties(props),
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
         # never the ones a multipath map inherits below.
@@ -180,9 +198,9 @@ def _properties(root, path):
 
 def discover_sysfs(root):
     """Devices from sysfs and the udev database files under ``root``."""
-    devices = {}
+    devices, cache = {}, {}
     for name, path in device_names(root).items():
-        devices[name] = _identity(root, name, path, _properties(root, path))
+        devices[name] = _identity(root, name, path, _properties(root, path), cache)
     return _inherit(devices)
 
 
@@ -190,12 +208,12 @@ def discover_udev(root):
     """Devices as libudev sees them (live root only)."""
     import pyudev  # lazily: the core imports no optional library
     context = pyudev.Context()
-    devices = {}
+    devices, cache = {}, {}
     paths = device_names(root)
     for device in context.list_devices(subsystem="block", DEVTYPE="disk"):
         name = device.sys_name
         path = paths.get(name, "/sys/block/" + name)
-        devices[name] = _identity(root, name, path, dict(device.properties))
+        devices[name] = _identity(root, name, path, dict(device.properties), cache)
     return _inherit(devices)
 
 
@@ -254,7 +272,7 @@ def snapshot_paths(root):
     out = []
     for name, path in device_names(root).items():
         out += [d + name for d in ("/sys/block/", "/sys/class/block/") if root.islink(d + name)]
-        real = root.rel(os.path.realpath(root.join(path)))
+        real = _real(root, path)
         out += ["%s/%s" % (real, f) for f in ("dev", "size", "uevent", "dm/name", "dm/uuid")]
         out += ["%s/queue/%s" % (real, a) for a in QUEUE_ATTRS]
         for sub in ("slaves", "holders"):
