@@ -74,3 +74,11 @@ def test_link_file_keeps_default_naming_and_says_what_it_cannot_hold():
     assert parsed["Link"]["CombinedChannels"] == "8" and parsed["Link"]["RxBufferSize"] == "4096"
     assert parsed["Link"]["NamePolicy"].startswith("keep kernel")
     assert netconf.ini_get(netconf.link_file(None, "eth2", None, keys))["Match"] == {"OriginalName": "eth2"}
+
+
+def test_bonding_opts_merge():
+    text = 'DEVICE=bond0\nBONDING_OPTS="mode=1 miimon=100"\n'
+    new = netconf.bonding_opts_edit(text, {"mode": "802.3ad", "xmit_hash_policy": "layer3+4"})
+    assert netconf.bonding_opts(new) == {"mode": "802.3ad", "miimon": "100", "xmit_hash_policy": "layer3+4"}
+    assert netconf.bonding_opts_has(new, {"mode": "802.3ad"}) and not netconf.bonding_opts_has(text, {"mode": "4"})
+    assert netconf.ifcfg_get(new)["DEVICE"] == "bond0"

@@ -287,3 +287,26 @@ def test_core_and_offline_plans_do_not_import_pyroute2(host):
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert proc.returncode == 0, proc.stderr
     assert "LOADED=[]" in proc.stderr
+
+
+def test_mode_of_a_bond_that_is_down_changes_live(tmp_path, cli):
+    root = tmp_path / "root"
+    write(root, "/sys/class/net/bond9/mtu", "1500\n")
+    write(root, "/sys/class/net/bond9/operstate", "down\n")
+    write(root, "/sys/class/net/bond9/bonding/mode", "balance-rr 0\n")
+    write(root, "/sys/class/net/bond9/bonding/slaves", "\n")
+    write(root, "/etc/NetworkManager/system-connections/bond9.nmconnection",
+          "[connection]\nid=bond9\ntype=bond\ninterface-name=bond9\n\n[bond]\nmode=balance-rr\n")
+    policy = write(tmp_path, "b.toml", '[[bond]]\nname = "bond9"\nmode = "802.3ad"\n')
+    before = tree_digest(root)
+    changes, findings, _ = _plan(cli, root, policy)
+    assert changes["net.bond:bond9"]["desired"] == "mode 802.3ad" and "net.bond.persist:bond9" in changes
+    assert "net.bond.noslaves:bond9" in findings
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0, err + out
+    assert (root / "sys/class/net/bond9/bonding/mode").read_text() == "802.3ad\n"
+    assert "[bond]\nmode=802.3ad" in (root / "etc/NetworkManager/system-connections/bond9.nmconnection").read_text()
+    assert _plan(cli, root, policy)[0] == {}
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, err + out
+    assert tree_digest(root) == before
