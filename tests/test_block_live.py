@@ -223,3 +223,17 @@ def test_snapshot_paths_rebuild_the_same_facts(loops, tmp_path):
             except OSError:
                 pass  # write-only attribute
     assert facts_block.discover_sysfs(Root(str(copy))) == facts_block.discover_sysfs(live)
+
+
+def test_a_value_the_kernel_clamps_is_a_failure_not_a_success(loops, cli, tmp_path):
+    a, = loops(1)
+    original = _state(a)
+    # read_ahead_kb is kept in pages: 130 reads back as 128 on 4 KiB pages.
+    if os.sysconf("SC_PAGE_SIZE") != 4096:
+        pytest.skip("needs 4 KiB pages")
+    policy = _policy(tmp_path, '[[block]]\nmatch = { name = "%s" }\nnomerges = 2\nread_ahead_kb = 130\n' % a)
+    status, out, err = _run(cli, "apply", "--root", "/", "--policy", policy, "--only", "storage", "--live-only",
+                            "--yes")
+    assert status == 1, out
+    assert "verify after apply" in err and "read_ahead_kb still '128', wanted '130'" in err
+    assert _state(a) == original
