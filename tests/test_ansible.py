@@ -73,11 +73,13 @@ def host(capture, tmp_path):
     return root, write(tmp_path, "policy.toml", POLICY)
 
 
-def test_check_mode_reports_the_change_and_its_diff_and_writes_nothing(play, host):
+def test_check_mode_reports_the_change_and_its_diff_and_writes_nothing(play, host, tmp_path):
     root, policy = host
     before = tree_digest(root, ignore=())
     args = dict(policy=[str(policy)], root=str(root))
-    got = play([_task("apply", state="applied", **args), _task("check", state="checked", **args)],
+    bad = write(tmp_path, "bad.toml", "[kernal]\n")
+    got = play([_task("apply", state="applied", **args), _task("check", state="checked", **args),
+                dict(_task("bad", state="applied", policy=[str(bad)], root=str(root)), ignore_errors=True)],
                "--check", "--diff")
     assert tree_digest(root, ignore=()) == before
     apply = got["apply"]
@@ -90,6 +92,9 @@ def test_check_mode_reports_the_change_and_its_diff_and_writes_nothing(play, hos
     assert "+++ after: numatune policy" in play.output and "kernel.numa_balancing = 0" in play.output
     check = got["check"]
     assert check["changed"] is False and check["status"] == 2 and check["status_text"] == "CRITICAL"
+    # A bad policy fails the task with numatune's one-line message and hint.
+    assert got["bad"]["failed"] is True
+    assert "unknown key 'kernal'" in got["bad"]["msg"] and "did you mean 'kernel'" in got["bad"]["msg"]
 
 
 def test_apply_changes_values_then_ok_then_revert_restores(play, host):
@@ -114,15 +119,6 @@ def test_apply_changes_values_then_ok_then_revert_restores(play, host):
     assert got["revert"]["changed"] is True and got["revert"]["restored"]
     assert got["revert_again"]["changed"] is False
     assert tree_digest(root) == before
-
-
-def test_bad_policy_fails_the_task_with_numatunes_message(play, host, tmp_path):
-    root, _ = host
-    bad = write(tmp_path, "bad.toml", "[kernal]\n")
-    task = dict(_task("apply", state="applied", policy=[str(bad)], root=str(root)), ignore_errors=True)
-    got = play([task])
-    assert got["apply"]["failed"] is True
-    assert "unknown key 'kernal'" in got["apply"]["msg"] and "did you mean 'kernel'" in got["apply"]["msg"]
 
 
 def test_module_documentation_is_valid_for_ansible_doc(play):
