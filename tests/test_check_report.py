@@ -272,3 +272,16 @@ def test_check_imports_nothing_heavy(host):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO),
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert "HEAVY=[]" in proc.stderr, proc.stderr
+
+
+def test_check_of_this_real_host_as_a_real_process():
+    """The real kernel of this VM, read-only: whatever it drifts, the report parses and
+    the exit code is the status it states (never 3: the host can be checked)."""
+    from prometheus_client.parser import text_string_to_metric_families
+    from conftest import run_cli
+    status, out, err = run_cli("check", "--policy", "oracle-numa", "--format", "prometheus")
+    values = {s.name: s.value for f in text_string_to_metric_families(out) for s in f.samples
+              if not s.labels}
+    assert status == values["numatune_check_status"] and status in (0, 1, 2), err
+    status, out, err = run_cli("check", "--policy", "oracle-numa", "--format", "nagios")
+    assert NAGIOS.match(out) and out.startswith("NUMATUNE %s" % ("OK", "WARNING", "CRITICAL")[status]), out
