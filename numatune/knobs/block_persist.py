@@ -28,8 +28,9 @@ def key_sets(rule, devices, expanded):
     """Match keys that select exactly ``expanded``: the rule's own selector,
     plus the multipath maps and paths it reaches only through a map."""
     own = udev_rules.selector_keys(rule["match"])
-    sets = [own]
     rest = [n for n in expanded if not udev_rules.matches(own, devices[n])]
+    # A selector udev cannot satisfy (a map's vendor is its paths') would be a dead rule.
+    sets = [own] if len(rest) < len(expanded) else []
     maps = sorted(devices[n]["dm_uuid"] for n in rest if devices[n]["kind"] == "dm-multipath"
                   and devices[n]["dm_uuid"])
     if maps:
