@@ -285,3 +285,24 @@ def test_check_of_this_real_host_as_a_real_process():
     assert status == values["numatune_check_status"] and status in (0, 1, 2), err
     status, out, err = run_cli("check", "--policy", "oracle-numa", "--format", "nagios")
     assert NAGIOS.match(out) and out.startswith("NUMATUNE %s" % ("OK", "WARNING", "CRITICAL")[status]), out
+
+
+def test_text_report_in_a_file_has_no_terminal_colours(host, tmp_path, monkeypatch):
+    import io
+    from types import SimpleNamespace
+    from numatune import commands
+    from numatune.report import check
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    root, policy = host
+    out = tmp_path / "report.txt"
+    monkeypatch.setattr("sys.stdout", Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    args = SimpleNamespace(root=str(root), policy=[str(policy)], only=[], skip=[], format="text", out=str(out))
+    assert check.run(args, commands._prepare, commands.engine.make_plan) == 2
+    assert "\x1b[" not in out.read_text() and out.read_text().startswith("numatune CRITICAL - ")
+    args.out = None
+    check.run(args, commands._prepare, commands.engine.make_plan)
+    assert "\x1b[" in __import__("sys").stdout.getvalue()  # on a terminal it is coloured

@@ -15,8 +15,11 @@ FORMATS = {
 }
 
 
-def render(report, fmt):
-    return importlib.import_module("." + FORMATS[fmt], __name__).render(report)
+def render(report, fmt, to_file=False):
+    module = importlib.import_module("." + FORMATS[fmt], __name__)
+    if fmt == "text" and to_file:
+        return module.render(report, plain=True)  # no terminal colours in a file
+    return module.render(report)
 
 
 def render_error(message, fmt, now=None):

@@ -23,7 +23,7 @@ def run(args, prepare, make_plan):
         root, policy = prepare(args)
         plan, facts = make_plan(root, policy, args.only, args.skip)
         report = compliance.build(plan, policy.data, facts, now=now, policy_name=policy.name)
-        text, status, line = render(report, args.format), report.status, status_line(report)
+        text, status, line = render(report, args.format, to_file=bool(args.out)), report.status, status_line(report)
     except NumatuneError as e:
         text, status, line = render_error(str(e), args.format, now), 3, "numatune UNKNOWN - %s" % e
     except Exception as e:  # a bug must read UNKNOWN to a monitor, not WARNING (Python's exit 1)

@@ -1,5 +1,6 @@
 """The report for a person: the status line, then every rule that needs
 attention with its current and desired value, then what is compliant."""
+import io
 import textwrap
 
 from ..render import Style
@@ -21,8 +22,9 @@ def status_line(report):
     return "numatune %s - %s" % (report.status_text, summary(report))
 
 
-def render(report, style=None):
-    s = style or Style()
+def render(report, plain=False):
+    # Style() colours only on a terminal; a file gets none (a non-tty stream).
+    s = Style(io.StringIO()) if plain else Style()
     out = [s("bold", status_line(report))]
     attention = [r for r in report.results if r.state != "compliant"]
     if attention:
