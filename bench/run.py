@@ -158,7 +158,10 @@ def main(argv=None):
     began = time.perf_counter()
     sizes = {k: getattr(args, k) for k in DEFAULTS}
     small = dict(sizes, luns=max(sizes["luns"] // 8, 1), nics=max(sizes["nics"] // 8, 1))
-    work = tempfile.mkdtemp(prefix="numatune-bench-", dir=args.workdir)
+    try:
+        work = tempfile.mkdtemp(prefix="numatune-bench-", dir=args.workdir)
+    except OSError as e:
+        raise SystemExit("bench: cannot build the hosts in %s: %s (give --workdir)" % (args.workdir, e.strerror))
     try:
         report(args, work, sizes, small)
     finally:
