@@ -282,3 +282,30 @@ def test_a_plan_that_cannot_be_made_is_shown_not_raised(tmp_path):
             await pilot.press("q")
         assert app.return_code == 0
     run(go())
+
+
+def test_keys_work_while_facts_are_read(tmp_path):
+    import threading
+    release = threading.Event()
+    plan = fake_plan(50)
+
+    def slow():
+        release.wait(10)  # facts still being read
+        return plan, {}
+    app = make_app(tmp_path, plan_source=slow)
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.plan is None and "reading facts and planning" in _text(app, "#status")
+            await pilot.press("h")  # the UI answers while the worker waits
+            assert type(app.screen).__name__ == "HistoryScreen"
+            await pilot.press("escape")
+            assert type(app.screen).__name__ == "PlanScreen"
+            release.set()
+            await settle(app, pilot)
+            assert app.plan is plan and app.screen.rows[0].group == "kernel"
+    try:
+        run(go())
+    finally:
+        release.set()

@@ -66,7 +66,9 @@ class PlanScreen(Screen):
         yield Static("", id="status")
         search = Input(placeholder="/ search target, id, value or why (enter: done, escape: clear)",
                        id="search", compact=True)
-        search.display = False  # shown by `/`; hidden, it cannot take the first focus
+        # Shown by `/`; until then disabled too, or it would take the first focus.
+        search.display = False
+        search.disabled = True
         search.cursor_blink = False
         yield search
         with Container(id="body"):
@@ -274,12 +276,14 @@ class PlanScreen(Screen):
 
     def action_search(self) -> None:
         search = self.query_one("#search", Input)
+        search.disabled = False
         search.display = True
         search.focus()
 
     def action_clear_search(self) -> None:
         search = self.query_one("#search", Input)
         search.display = False
+        search.disabled = True
         if self.filters.search:
             search.value = ""
             self.filters.search = ""
