@@ -270,3 +270,23 @@ def test_listener_address_cannot_carry_sql(host, tmp_path, cli):
     policy = write(tmp_path, "policy.toml", LISTENERS.replace("10.0.1.10", "x')(HOST=evil"))
     status, out, err = cli("plan", "--root", host, "--policy", policy)
     assert status == 2 and len(err.strip().splitlines()) == 1 and "address" in err
+
+
+def test_sga_placement_from_smon_numa_maps(host, tmp_path, cli):
+    write(host, "/proc/4242/comm", "ora_smon_ORCL\n")
+    write(host, "/proc/4242/numa_maps",
+          "00400000 default file=/u01/app/oracle/product/19.0.0/dbhome_1/bin/oracle mapped=9000 N0=9000 "
+          "kernelpagesize_kB=4\n"
+          "60000000 interleave:0-1 file=/SYSV00000000\\040(deleted) huge dirty=2 N0=1 N1=1 kernelpagesize_kB=2048\n"
+          "c0000000 bind:0 file=/SYSV6f8a5b21\\040(deleted) huge dirty=300 N0=300 kernelpagesize_kB=2048\n")
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "ORCL"
+[oracle.instance.parameters]
+processor_group_name = "oracle"
+""")
+    findings = {f["id"]: f for f in _plan(cli, host, policy)["findings"]}
+    # 2 MB of the SGA sit on node 1 although ORCL is bound to node 0 (cpuset "oracle").
+    assert "node(s) 1" in findings["oracle.sga-off-node:ORCL"]["message"]
+    from numatune.oracle.instance import parse_numa_maps
+    assert parse_numa_maps((host / "proc/4242/numa_maps").read_text()) == {"0": 301 * 2048, "1": 2048}

@@ -243,7 +243,7 @@ def _start_safety(data, facts, inst):
                    rule="oracle.parameters.use_large_pages",
                    message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool has %d "
                            "and memlock is %s kB; the instance would not start"
-                           % (inst["sid"], needed, kb, checks._pool_after(data, facts, kb),
+                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb),
                               "unlimited" if lock == -1 else lock),
                    why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
 

@@ -134,7 +134,7 @@ def hugepages_fit(data, facts):
     needed = sum(s["pages"] for s in sizes)
     if not needed:
         return
-    have = _pool_after(data, facts, kb)
+    have = pool_after(data, facts, kb)
     if have < needed:
         yield _f("oracle.pool-too-small", "critical",
                  "the %dkB HugePages pool has %d pages; the SGAs need %d (%s)"
@@ -159,7 +159,7 @@ def _placement(data, facts):
     return hp.get("placement") if isinstance(hp.get("placement"), dict) else None
 
 
-def _pool_after(data, facts, kb):
+def pool_after(data, facts, kb):
     from ..knobs import hugepages
     hp = hugepages.resolved(data, facts)
     if "count" in hp and pool.page_kb(data) == kb:
@@ -170,7 +170,7 @@ def _pool_after(data, facts, kb):
 def pool_fits(data, facts):
     """True when the pool (as planned, else live) holds every SGA."""
     kb = pool.page_kb(data)
-    return _pool_after(data, facts, kb) >= sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
+    return pool_after(data, facts, kb) >= sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
 
 
 def _shm(data, facts, sizes):
