@@ -432,3 +432,39 @@ def test_a_cgconfig_group_left_unmanaged_is_reported(linked, cli, tmp_path):
     (f,) = [f for f in plan["findings"] if f["id"] == "cpuset.cgconfig-overrides:oracle"]
     assert "cpus 0-3, mems 0" in f["message"]
     assert [c["id"] for c in plan["changes"]] == ["cpuset.create:oracle"]
+
+
+def test_a_saved_plan_creates_the_cpuset_and_refuses_after_drift(linked, cli, tmp_path):
+    root = linked("64amd64-4s2n4ca2co")
+    cgroup_v1(root)
+    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [2]\n')
+    saved = tmp_path / "plan.json"
+    status, out, err = cli("plan", "--root", root, "--policy", pol, "--only", "cpu", "--out", saved)
+    assert status == 0, err
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--only", "cpu", "--plan", saved, "--yes")
+    assert status == 0, err + out
+    assert (root / "sys/fs/cgroup/cpuset/oracle/cpuset.mems").read_text() == "2\n"
+    # The cpuset exists now: the saved "create" no longer matches the host.
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--only", "cpu", "--plan", saved, "--yes")
+    assert status == 2 and "drifted" in err, err
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
+LISTS = st.lists(st.integers(0, 300), min_size=1, max_size=20).map(lambda c: _compact(sorted(set(c))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=NAMES, other=NAMES, cpus=LISTS, mems=LISTS, cpus2=LISTS)
+def test_cgconfig_group_edit_is_idempotent_and_leaves_other_groups(name, other, cpus, mems, cpus2):
+    from numatune.cgconfig import cgconfig_group, group_settings
+    if name == other:
+        return
+    base = cgconfig_group(None, other, [["cpuset.cpus", "0"], ["cpuset.mems", "0"]])
+    once = cgconfig_group(base, name, [["cpuset.cpus", cpus], ["cpuset.mems", mems]], "oracle", "dba")
+    assert cgconfig_group(once, name, [["cpuset.cpus", cpus], ["cpuset.mems", mems]], "oracle", "dba") == once
+    changed = cgconfig_group(once, name, [["cpuset.cpus", cpus2], ["cpuset.mems", mems]])
+    assert group_settings(changed, name) == {"cpuset.cpus": cpus2, "cpuset.mems": mems}
+    assert group_settings(changed, other) == {"cpuset.cpus": "0", "cpuset.mems": "0"}
+    assert changed.count("group %s {" % name) == 1
