@@ -17,6 +17,8 @@ from numatune.model import Plan
 
 from .rows import STYLE, value_text
 
+LISTED = 300  # changes listed by name in the confirmation; a dialog is no place for 5,000
+
 
 def confirm_text(changes):
     """What the confirmation lists: every change, then the consequences."""
@@ -37,9 +39,11 @@ def confirm_text(changes):
     if not (reboot or restart):
         t.append("No reboot or restart needed.\n", style="green")
     t.append("\n")
-    for c in changes:
+    for c in changes[:LISTED]:
         t.append("%-10s " % c.scope, style=STYLE.get(c.scope, ""))
         t.append("%s: %s → %s\n" % (c.target, value_text(c.current), value_text(c.desired)))
+    if len(changes) > LISTED:
+        t.append("... and %d more (all are journaled)\n" % (len(changes) - LISTED), style="dim")
     return t
 
 
