@@ -169,7 +169,10 @@ def main(argv=None):
             print("# kept %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    say("# bench took %.0f s" % (time.perf_counter() - began))
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    # CPU seconds say what an idle machine would need when other work stretches the wall time.
+    say("# bench took %.0f s wall, %.0f s CPU" % (time.perf_counter() - began,
+                                               _children_cpu() + own.ru_utime + own.ru_stime))
     return 0
 
 
