@@ -242,7 +242,14 @@ def main(argv=None):
     parser.add_argument("--root", default="/")
     parser.add_argument("txid")
     args = parser.parse_args(argv)
-    state = watch(Root(args.root), args.txid)
+    root = Root(args.root)
+    try:
+        state = watch(root, args.txid)
+    except Exception as e:  # noqa: BLE001 -- detached, no terminal: the marker is where the admin looks
+        marker = read_marker(root, args.txid) or {"txid": args.txid}
+        marker.update(state="failed", error="%s: %s" % (type(e).__name__, e))
+        write_marker(root, marker)
+        raise
     return 0 if state in ("confirmed", "reverted", "rolled back") else 1
 
 
