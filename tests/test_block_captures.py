@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REALDATA, tree_digest, write
+from conftest import REALDATA, _unpack, tree_digest, write
 from numatune.facts import block as facts_block
 from numatune.root import Root
 
@@ -37,8 +37,14 @@ def test_parse_udev_db_keeps_properties_only():
         "DM_MULTIPATH_DEVICE_PATH": "1"}
 
 
-def test_real_scsi_disk_facts(capture):
-    root = Root(str(capture(PCI)))
+@pytest.fixture
+def unpacked(capture_cache):
+    """The session's unpacked capture, for tests that only read it."""
+    return lambda name: _unpack(name, capture_cache)
+
+
+def test_real_scsi_disk_facts(unpacked):
+    root = Root(str(unpacked(PCI)))
     devices = facts_block.discover_sysfs(root)
     sda = devices["sda"]
     assert (sda["kind"], sda["vendor"], sda["model"], sda["rotational"]) == ("disk", "DELL", "PERC H700", 1)
@@ -54,8 +60,8 @@ def test_real_scsi_disk_facts(capture):
     assert settings["max_hw_sectors_kb"]["value"] == "128"
 
 
-def test_nvme_listed_only_under_class_block(capture):
-    devices = facts_block.discover_sysfs(Root(str(capture(NVME))))
+def test_nvme_listed_only_under_class_block(unpacked):
+    devices = facts_block.discover_sysfs(Root(str(unpacked(NVME))))
     nvme = devices["nvme0n1"]
     assert nvme["kind"] == "nvme" and nvme["sysfs"] == "/sys/class/block/nvme0n1"
     assert nvme["scheduler"] == {"current": "none", "available": ["none"]}
@@ -111,8 +117,8 @@ def test_plan_apply_revert_on_captures_with_block_devices(name, capture, cli, tm
     assert tree_digest(root) == before
 
 
-def test_legacy_scheduler_names_and_a_scheduler_not_offered(capture, cli, tmp_path):
-    root = capture(PCI)
+def test_legacy_scheduler_names_and_a_scheduler_not_offered(unpacked, cli, tmp_path):
+    root = unpacked(PCI)  # plan only: nothing is written
     policy = write(tmp_path, "p.toml", '[[block]]\nmatch = { name = "sda" }\nscheduler = "none"\n'
                                        '[[block]]\nmatch = { name = "sr0" }\nscheduler = "kyber"\n')
     status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
@@ -124,8 +130,8 @@ def test_legacy_scheduler_names_and_a_scheduler_not_offered(capture, cli, tmp_pa
     assert len(warning) == 1 and "sr0 offers noop anticipatory deadline cfq, none of kyber" in warning[0]["message"]
 
 
-def test_default_policy_leaves_the_boot_disk_alone(capture, cli):
-    root = capture(PCI)
+def test_default_policy_leaves_the_boot_disk_alone(unpacked, cli):
+    root = unpacked(PCI)  # plan only: nothing is written
     status, out, err = cli("plan", "--root", root, "--only", "storage", "--format", "json")
     assert status == 0, err
     plan = json.loads(out)
