@@ -90,7 +90,7 @@ def cmd_apply(args):
             print("  %s %s" % (style("live", "wrote"), for_op(op).describe(op)))
 
     from . import confirm
-    window = confirm.window_for(args, changes)
+    window = confirm.window_for(args, changes, root)
     txid = None
     if window:
         from .journal import new_txid

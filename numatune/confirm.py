@@ -181,15 +181,16 @@ def watch(root, txid):
         time.sleep(min(left, 0.5))
 
 
-def window_for(args, changes):
+def window_for(args, changes, root=None):
     """Seconds of confirm window: the flag, else the default when a change
-    touches the admin's own connection; 0 means none."""
+    touches the admin's own connection on the live host (a copy under
+    --root carries no session to lose); 0 means none."""
     if args.confirm_within is not None:
         if args.confirm_within < 0:
             raise UsageError("--confirm-within %d: a window cannot be negative" % args.confirm_within,
                              "give seconds, e.g. --confirm-within 120, or 0 for no window")
         return args.confirm_within
-    if any(getattr(c, "needs_confirm", False) for c in changes):
+    if (root is None or root.is_live) and any(getattr(c, "needs_confirm", False) for c in changes):
         return DEFAULT_WINDOW
     return 0
 

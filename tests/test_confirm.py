@@ -39,6 +39,9 @@ def test_window_defaults_on_only_for_risky_changes():
     assert confirm.window_for(SimpleNamespace(confirm_within=None), [plain, risky]) == confirm.DEFAULT_WINDOW
     assert confirm.window_for(SimpleNamespace(confirm_within=0), [risky]) == 0
     assert confirm.window_for(SimpleNamespace(confirm_within=7), [plain]) == 7
+    # A copy under --root carries no SSH session: no window unless asked for.
+    assert confirm.window_for(SimpleNamespace(confirm_within=None), [risky], Root("/tmp")) == 0
+    assert confirm.window_for(SimpleNamespace(confirm_within=None), [risky], Root("/")) == confirm.DEFAULT_WINDOW
 
 
 def test_systemd_is_detected_by_its_runtime_dir_not_its_binary(tmp_path):
