@@ -142,9 +142,26 @@ def _lookup(device, key):
     return None if value is None else value.rstrip()
 
 
+_GLOB = set("*?[")
+
+
+def _alternatives(pattern, _cache={}):
+    """(exact set, glob list) of a udev pattern's '|' alternatives, parsed once:
+    a multipath rule lists 1,024 serials and is matched against every device."""
+    parsed = _cache.get(pattern)
+    if parsed is None:
+        alts = pattern.split("|")
+        parsed = ({a for a in alts if not _GLOB & set(a)}, [a for a in alts if _GLOB & set(a)])
+        _cache[pattern] = parsed
+    return parsed
+
+
 def key_matches(device, key, op, pattern):
     value = _lookup(device, key)
-    hit = value is not None and any(fnmatch.fnmatchcase(value, alt) for alt in pattern.split("|"))
+    hit = False
+    if value is not None:
+        exact, globs = _alternatives(pattern)
+        hit = value in exact or any(fnmatch.fnmatchcase(value, alt) for alt in globs)
     if op == "!=":
         # udev: a missing ENV value is the empty string, which != matches.
         return not hit

@@ -124,12 +124,14 @@ def select(data, devices):
     for i, rule in enumerate(data.get("block") or []):
         direct = sorted((n for n, d in devices.items() if selects(rule["match"], d)), key=_natural)
         expanded, via = list(direct), {}
+        seen = set(direct)  # 4,096 paths: a list lookup here made planning quadratic
         for name in direct:
             dev = devices[name]
             if dev["kind"] != "dm-multipath":
                 continue
             for slave in dev["slaves"]:
-                if slave in devices and slave not in expanded:
+                if slave in devices and slave not in seen:
+                    seen.add(slave)
                     expanded.append(slave)
                     via[slave] = dev["dm_name"] or name
         per_rule.append((i, rule, direct, expanded, via))
