@@ -166,7 +166,9 @@ def capture(root, out_path):
             real = root.join(path)
             info = tarfile.TarInfo(path.lstrip("/"))
             info.mtime = now
-            if os.path.islink(real):
+            # procfs links (/proc/mounts -> self/mounts) would dangle in a
+            # copy: keep what they show. Other links (sysctl.d) stay links.
+            if os.path.islink(real) and not path.startswith("/proc/"):
                 info.type = tarfile.SYMTYPE
                 info.linkname = os.readlink(real)
                 tar.addfile(info)

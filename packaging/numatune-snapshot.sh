@@ -76,7 +76,9 @@ keep_file() {
     rel=$1
     dir=$(dirname "$rel")
     mkdir -p "$TMP$dir" || return 0
-    if [ -L "$SRC$rel" ]; then
+    # procfs links (/proc/mounts -> self/mounts) would dangle in a copy: keep
+    # what they show. Other links (sysctl.d) stay links.
+    if [ -L "$SRC$rel" ] && case $rel in /proc/*) false ;; *) true ;; esac; then
         ln -s "$(readlink "$SRC$rel")" "$TMP$rel"
     elif ! cat "$SRC$rel" > "$TMP$rel" 2>/dev/null; then
         # Write-only or refused attributes hold nothing to plan from.

@@ -85,3 +85,17 @@ def test_snapshot_of_this_host_plans_like_this_host(tmp_path):
     status, live_plan, err = run_cli("plan", "--format", "json")
     assert sorted(c["id"] for c in json.loads(out)["changes"]) == \
            sorted(c["id"] for c in json.loads(live_plan)["changes"])
+
+
+def test_proc_links_are_captured_as_content(tmp_path):
+    """/proc/mounts is a link to self/mounts: a copy must hold the mount table."""
+    status, out, err = run_cli("snapshot", "--out", tmp_path / "me.tar.gz")
+    assert status == 0, err
+    root = _extract(tmp_path / "me.tar.gz", tmp_path / "me")
+    mounts = root / "proc/mounts"
+    assert not mounts.is_symlink()
+    assert " /proc proc " in mounts.read_text() or " proc " in mounts.read_text()
+    proc = subprocess.run(["sh", str(SCRIPT), str(tmp_path / "sh.tar.gz")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    sh_root = _extract(tmp_path / "sh.tar.gz", tmp_path / "sh")
+    assert not (sh_root / "proc/mounts").is_symlink() and (sh_root / "proc/mounts").stat().st_size > 0
