@@ -1,10 +1,9 @@
 """What each CLI command does. Heavy modules are imported inside the
 command that needs them, so `numatune --version` and `check` start fast."""
-import json
 import os
 import sys
 
-from . import engine
+from . import engine, jsonout
 from .errors import UsageError
 from .journal import list_transactions, read_records, Transaction
 from .render import Style, facts_text, history_text, plan_text
@@ -18,8 +17,7 @@ def _root(args):
 
 
 def _print_json(data):
-    json.dump(data, sys.stdout, indent=2, sort_keys=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(jsonout.dumps(data) + "\n")
 
 
 def _prepare(args):
@@ -40,8 +38,7 @@ def cmd_plan(args):
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(plan.to_json(), f, indent=2)
-            f.write("\n")
+            f.write(jsonout.dumps(plan.to_json()) + "\n")
     if args.format == "json":
         _print_json(plan.to_json())
     else:

@@ -1,5 +1,5 @@
 """What a plan is made of: changes (writes) and findings (observations)."""
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
 SCOPES = ("live", "persistent", "boot")
@@ -96,7 +96,7 @@ class Finding:
     why: str = ""
 
     def to_json(self):
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_json(cls, data):
@@ -111,7 +111,7 @@ class Compliant:
     area: str = ""
 
     def to_json(self):
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass

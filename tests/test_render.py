@@ -10,3 +10,15 @@ from numatune.render import _wrap
 @given(st.text(alphabet=st.sampled_from("ab  \t\n.-="), max_size=120), st.sampled_from(["", "  ", "      "]))
 def test_wrap_matches_textwrap(text, indent):
     assert _wrap(text, indent) == textwrap.fill(text, width=79, initial_indent=indent, subsequent_indent=indent)
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                       max_size=3), max_leaves=10)
+
+
+@given(st.dictionaries(st.text(max_size=4), json_values, max_size=4) | json_values)
+def test_json_output_is_json_of_the_same_data(data):
+    import json
+    from numatune import jsonout
+    assert json.loads(jsonout.dumps(data)) == data

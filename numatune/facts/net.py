@@ -44,7 +44,12 @@ def parse_interrupts(text):
         if not head.strip().isdigit():
             continue
         fields = rest.split()
-        counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
+        try:
+            # The common case, all counts numeric, at C speed: a 480-CPU host's
+            # /proc/interrupts is 22 MB.
+            counts = list(map(int, fields[:ncpu]))
+        except ValueError:
+            counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
         out[head.strip()] = {"counts": counts, "name": " ".join(fields[len(counts):])}
     return out
 

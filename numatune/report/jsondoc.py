@@ -3,6 +3,8 @@
 (``status``, ``status_text``, ``counts``, ``results``, ``checked_at``)."""
 import json
 
+from .. import jsonout
+
 
 def document(report):
     doc = report.plan.to_json() if report.plan is not None else {"version": 1, "host": report.host}
@@ -18,7 +20,7 @@ def document(report):
 
 
 def render(report):
-    return json.dumps(document(report), indent=2) + "\n"
+    return jsonout.dumps(document(report)) + "\n"
 
 
 def render_error(message, now=None):
