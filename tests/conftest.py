@@ -19,6 +19,26 @@ CAPTURES = {p.name.split(".tar")[0]: p for p in HWLOC + LSCPU}
 STATE = "var/lib/numatune"
 
 _unpacked = {}
+REAL_STATE = Path("/var/lib/numatune")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def real_state_left_as_found():
+    """Tests that apply to the real / (loop devices, cpusets, sysctls) journal
+    into the real /var/lib/numatune: remove what the session added there."""
+    existed = REAL_STATE.exists()
+    before = set(REAL_STATE.rglob("*")) if existed else set()
+    yield
+    if not REAL_STATE.exists():
+        return
+    if not existed:
+        shutil.rmtree(REAL_STATE, ignore_errors=True)
+        return
+    for path in sorted(set(REAL_STATE.rglob("*")) - before, reverse=True):
+        try:
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+        except OSError:
+            pass
 
 
 def _unpack(name, base):
