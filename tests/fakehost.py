@@ -69,3 +69,23 @@ extends = ["oracle-numa"]
 size = "2M"
 count = 100
 """
+
+
+def hook_nth_write(setattr_, n, after_write, effect):
+    """Run ``effect()`` at the n-th value or file write, before it lands or
+    right after. ``setattr_`` is monkeypatch.setattr, or plain setattr in a
+    forked child that dies anyway. Returns the call counter."""
+    from numatune import appliers
+    calls = {"n": 0}
+    for module in (appliers.values, appliers.files):
+        real = module.perform
+
+        def perform(root, op, _real=real):
+            calls["n"] += 1
+            if calls["n"] == n and not after_write:
+                effect("injected failure")
+            _real(root, op)
+            if calls["n"] == n and after_write:
+                effect("injected failure after the write")
+        setattr_(module, "perform", perform)
+    return calls

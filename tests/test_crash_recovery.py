@@ -101,18 +101,7 @@ def _count_writes(tmp_path):
 
 
 def _die_at(k, after_write):
-    count = {"n": 0}
-    for module in (appliers.values, appliers.files):
-        real = module.perform
-
-        def perform(root, op, _real=real):
-            count["n"] += 1
-            if count["n"] == k and not after_write:
-                os._exit(9)
-            _real(root, op)
-            if count["n"] == k and after_write:
-                os._exit(9)
-        module.perform = perform
+    fakehost.hook_nth_write(setattr, k, after_write, lambda message: os._exit(9))
 
 
 def _die_mid_file_write(k):

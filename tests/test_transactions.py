@@ -57,19 +57,9 @@ class Boom(OSError):
 
 def _inject(monkeypatch, fail_at, after_write):
     """Make the fail_at-th write of any kind raise, before or after it lands."""
-    calls = {"n": 0}
-    for module in (appliers.values, appliers.files):
-        real = module.perform
-
-        def perform(root, op, _real=real):
-            calls["n"] += 1
-            if calls["n"] == fail_at and not after_write:
-                raise Boom(errno.EIO, "injected failure")
-            _real(root, op)
-            if calls["n"] == fail_at and after_write:
-                raise Boom(errno.EIO, "injected failure after the write")
-        monkeypatch.setattr(module, "perform", perform)
-    return calls
+    def boom(message):
+        raise Boom(errno.EIO, message)
+    return fakehost.hook_nth_write(monkeypatch.setattr, fail_at, after_write, boom)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
