@@ -70,7 +70,7 @@ BLOCK_ONLY = SECTIONS[0][2]
 
 
 def declared_keys():
-    from numatune.knobs import FAMILIES
+    from numatune.families import FAMILIES
     keys = set()
     for family in FAMILIES:
         keys.update(family.POLICY)
@@ -80,7 +80,7 @@ def declared_keys():
 def validates(text, path):
     """None if ``text`` loads as a policy, else the one-line error."""
     from numatune.errors import NumatuneError
-    from numatune.policy import load
+    from numatune.policy.stack import load
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     try:

@@ -7,9 +7,9 @@ Exit status: 0 done, 1 a failure during apply/revert (after rollback),
 import argparse
 import sys
 
-from . import __version__
-from .errors import NumatuneError
-from .model import AREAS
+from numatune import __version__
+from numatune.errors import NumatuneError
+from numatune.model import AREAS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,7 +99,7 @@ def main(argv=None):
         if e.code == 2 and next((a for a in argv if not a.startswith("-")), None) == "check":
             raise SystemExit(3)
         raise
-    from . import commands
+    from numatune import commands
     handler = getattr(commands, "cmd_" + args.command)
     try:
         return handler(args)

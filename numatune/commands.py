@@ -3,11 +3,12 @@ command that needs them, so `numatune --version` and `check` start fast."""
 import os
 import sys
 
-from . import engine, jsonout
-from .errors import UsageError
-from .journal import list_transactions, read_records, Transaction
-from .render import Style, facts_text, history_text, plan_text
-from .root import Root
+from numatune import engine
+from numatune.report import jsonout
+from numatune.errors import UsageError
+from numatune.apply.journal import list_transactions, read_records, Transaction
+from numatune.report.console import Style, facts_text, history_text, plan_text
+from numatune.root import Root
 
 
 def _root(args):
@@ -31,7 +32,7 @@ def _prepare(args):
 
 def cmd_plan(args):
     if args.list_policies:
-        from .policy import shipped_names
+        from numatune.policy.stack import shipped_names
         print("\n".join(shipped_names()))
         return 0
     root, policy = _prepare(args)
@@ -57,12 +58,12 @@ def _confirm(args, count):
 
 
 def cmd_apply(args):
-    from .plan import select_scope
+    from numatune.plan import select_scope
     root, policy = _prepare(args)
     engine.require_write_access(root)
     saved = engine.load_saved_plan(args.plan) if args.plan else None
     if saved is not None and not args.policy and saved.policy:
-        from .policy import from_data
+        from numatune.policy.stack import from_data
         policy = from_data(saved.policy, args.plan)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     changes = engine.saved_changes(saved, plan) if saved is not None else plan.changes
@@ -83,14 +84,14 @@ def cmd_apply(args):
 
     def on_write(change, op):
         if text:
-            from .appliers import for_op
+            from numatune.apply.kinds import for_op
             print("  %s %s" % (style("live", "wrote"), for_op(op).describe(op)))
 
-    from . import confirm
+    from numatune.apply import confirm
     window = confirm.window_for(args, changes, root)
     txid = None
     if window:
-        from .journal import new_txid
+        from numatune.apply.journal import new_txid
         txid = new_txid()
         confirm.arm(root, txid, window)
     try:
@@ -119,7 +120,7 @@ def cmd_apply(args):
 
 
 def cmd_confirm(args):
-    from .confirm import confirm
+    from numatune.apply.confirm import confirm
     root = _root(args)
     engine.require_write_access(root)
     marker = confirm(root, args.txid)
@@ -142,8 +143,8 @@ def _pick_transaction(root, args):
 
 
 def cmd_revert(args):
-    from .lock import RunLock
-    from .transaction import revert
+    from numatune.apply.lock import RunLock
+    from numatune.apply.transaction import revert
     root = _root(args)
     engine.require_write_access(root)
     with RunLock(root):
@@ -188,7 +189,7 @@ def cmd_history(args):
 
 def cmd_facts(args):
     root, policy = _prepare(args)
-    from . import facts as facts_mod
+    from numatune import facts as facts_mod
     facts = facts_mod.gather(root, policy.data)
     if args.format == "json":
         _print_json(facts)
@@ -198,12 +199,12 @@ def cmd_facts(args):
 
 
 def cmd_check(args):
-    from .report.check import run
+    from numatune.report.check import run
     return run(args, _prepare, engine.make_plan)
 
 
 def cmd_snapshot(args):
-    from .snapshot import capture
+    from numatune.snapshot import capture
     root = _root(args)
     count = capture(root, args.out)
     print("wrote %s (%d files); plan it offline with: numatune plan --root DIR" % (args.out, count))

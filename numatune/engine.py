@@ -5,14 +5,14 @@ The CLI, the TUI and the Ansible module all go through here.
 import json
 import os
 
-from . import facts as facts_mod
-from . import plan as plan_mod
-from . import policy as policy_mod
-from .errors import DriftError, RefusedError, UsageError
-from .knobs import hugepages
-from .lock import RunLock
-from .model import AREAS, Plan
-from .transaction import apply_changes, refuse_if_interrupted
+from numatune import facts as facts_mod
+from numatune import plan as plan_mod
+from numatune.policy import stack as policy_mod
+from numatune.errors import DriftError, RefusedError, UsageError
+from numatune.families.hugepages import knob as hugepages
+from numatune.apply.lock import RunLock
+from numatune.model import AREAS, Plan
+from numatune.apply.transaction import apply_changes, refuse_if_interrupted
 
 
 def check_areas(names):
@@ -83,7 +83,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
             problems.append("%s still %r, wanted %r" % (change.target, now.current, now.desired))
         # A family may refuse what it planned once it sees the host after the
         # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
-        from .knobs import FAMILIES
+        from numatune.families import FAMILIES
         for family in FAMILIES:
             if hasattr(family, "verify_applied"):
                 problems += family.verify_applied(policy.data, changes, facts)

@@ -1,6 +1,6 @@
 """The plan: a pure function of the policy and the facts."""
-from .knobs import FAMILIES
-from .model import AREAS, Change, Compliant, Finding, Plan
+from numatune.families import FAMILIES
+from numatune.model import AREAS, Change, Compliant, Finding, Plan
 
 
 def host_summary(facts):

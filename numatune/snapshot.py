@@ -87,7 +87,7 @@ def walk(root):
 
 
 def oracle_patterns(root):
-    from .oracle import oratab
+    from numatune.families.oracle import oratab
     homes = sorted({t["home"] for t in oratab.parse(root.read_text(oratab.ORATAB))})
     return [("%s/%s" % (home, sub), pattern, False) for home in homes for sub, pattern in ORACLE_HOME_PATTERNS]
 
@@ -119,7 +119,7 @@ def sh_patterns():
         lines.append("        capture \"$home/%s\" '%s' 0" % (sub, pattern))
     lines.append("    done")
     lines.append("}")
-    # The second field of /etc/oratab lines, as numatune.oracle.oratab reads them.
+    # The second field of /etc/oratab lines, as numatune.families.oracle.oratab reads them.
     lines.append("oracle_homes() {")
     lines.append("    [ -f \"$SRC/etc/oratab\" ] || return 0")
     lines.append("    sed -e 's/#.*//' \"$SRC/etc/oratab\" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ && $2 ~ /^\\// "
@@ -148,13 +148,13 @@ def capture(root, out_path):
     paths, generated = walk(root), {}
     if root.is_live:
         # NIC sysfs files behind /sys/class/net symlinks and the ethtool
-        # file (numatune.facts.net documents it): live hosts only.
-        from .facts.net import snapshot_extra
+        # file (numatune.families.network.facts documents it): live hosts only.
+        from numatune.families.network.facts import snapshot_extra
         more, generated = snapshot_extra(root)
         paths = sorted(set(paths) | set(more))
     if root.is_live:
         # Block devices behind /sys/block links, as facts.block reads them.
-        from .facts.block import snapshot_paths
+        from numatune.families.storage.facts import snapshot_paths
         paths = sorted(set(paths) | set(snapshot_paths(root)))
     with tarfile.open(out_path, "w:gz") as tar:
         for name, data in generated.items():

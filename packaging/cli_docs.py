@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from numatune import __version__  # noqa: E402
 from numatune.cli import build_parser  # noqa: E402
 from numatune.model import AREAS  # noqa: E402
-from numatune.policy import shipped_names  # noqa: E402
+from numatune.policy.stack import shipped_names  # noqa: E402
 
 COMPLETION = os.path.join(HERE, "completion", "numatune.bash")
 MANPAGE = os.path.join(HERE, "man", "numatune.8")

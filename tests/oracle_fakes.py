@@ -3,7 +3,7 @@ it answers numatune's fixed queries from a small state and applies the
 ALTER SYSTEM statements it receives, recording every statement verbatim."""
 import re
 
-from numatune.oracle import sql
+from numatune.families.oracle import sql
 
 SET_RE = re.compile(r"^ALTER SYSTEM SET (\"?)(\w+)\1=(.*) SCOPE=(MEMORY|SPFILE|BOTH) SID='([\w*]+)'$")
 RESET_RE = re.compile(r"^ALTER SYSTEM RESET (\"?)(\w+)\1 SCOPE=SPFILE SID='([\w*]+)'$")

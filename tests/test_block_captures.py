@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REALDATA, _unpack, tree_digest, write
-from numatune.facts import block as facts_block
+from numatune.families.storage import facts as facts_block
 from numatune.root import Root
 
 PCI = "40intel64-2g2n4c+pcilocality"

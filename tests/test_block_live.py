@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from numatune import udev_rules
-from numatune.facts import block as facts_block
+from numatune.families.storage import udev_rules
+from numatune.families.storage import facts as facts_block
 from numatune.root import Root
 
 QUEUE = ("scheduler", "nr_requests", "read_ahead_kb", "nomerges", "rotational", "max_sectors_kb", "rq_affinity")

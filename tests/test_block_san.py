@@ -6,10 +6,10 @@ import pytest
 
 from block_fixture import san_host, udev_db
 from conftest import tree_digest, write
-from numatune import multipath_conf, udev_rules
-from numatune.facts import block as facts_block
-from numatune.knobs import block as block_knob
-from numatune.knobs.block_persist import UDEV_ATTRS
+from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage import facts as facts_block
+from numatune.families.storage import knob as block_knob
+from numatune.families.storage.persist import UDEV_ATTRS
 from numatune.root import Root
 
 USER_CONF = """# site multipath.conf, hand written
@@ -92,7 +92,7 @@ def test_udev_rules_parse_back_into_the_plan_and_match_exactly_its_devices(san, 
     rules = udev_rules.parse(text)
     assert rules and all(len(assigns) == 1 for _, assigns in rules)  # one rule per setting
     devices = facts_block.discover_sysfs(Root(str(san)))
-    from numatune.policy import load
+    from numatune.policy.stack import load
     data = load([str(policy)]).data
     expected = _expected_udev(data, devices)
     for name, dev in devices.items():

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from block_fixture import san_host
 from conftest import write
-from numatune import multipath_conf, udev_rules
+from numatune.families.storage import multipath_conf, udev_rules
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20)
 GLOB = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789*?_-. \"\\", min_size=1, max_size=12).filter(

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from numatune import appliers
+from numatune.apply import kinds as appliers
 from numatune.model import Write
 from numatune.root import Root
 

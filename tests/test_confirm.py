@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import REPO, tree_digest, write
-from numatune import confirm
+from numatune.apply import confirm
 from numatune.model import Change
 from numatune.root import Root
 
@@ -50,7 +50,7 @@ def test_systemd_is_detected_by_its_runtime_dir_not_its_binary(tmp_path):
     assert not confirm.uses_systemd(Root(str(tmp_path)))
     argv = confirm.systemd_argv(Root("/"), "TX1", 120)
     assert argv[:2] == ["systemd-run", "--quiet"] and "--on-active=120s" in argv
-    assert argv[-4:] == ["numatune.confirm", "--root", "/", "TX1"]
+    assert argv[-4:] == ["numatune.apply.confirm", "--root", "/", "TX1"]
 
 
 def test_confirm_with_nothing_waiting(root, cli):

@@ -430,7 +430,7 @@ def test_owner_is_applied_and_restored_on_an_existing_cpuset(linked, cli, tmp_pa
 
 
 def test_cgconfig_editor_keeps_other_groups_and_is_idempotent():
-    from numatune.cgconfig import cgconfig_group, group_settings
+    from numatune.families.cpuset.cgconfig import cgconfig_group, group_settings
     text = ("# site groups { with a brace in a comment\ngroup web {\n    cpu { cpu.shares = 100; }\n}\n"
             "group oracle {\n    cpuset { cpuset.cpus = 0; cpuset.mems = 0; }\n}\n")
     settings = [["cpuset.cpus", "0-9,40-49"], ["cpuset.mems", "0"]]
@@ -445,7 +445,7 @@ def test_cgconfig_editor_keeps_other_groups_and_is_idempotent():
 
 
 def test_slice_editor_keeps_a_units_other_settings():
-    from numatune.cgconfig import parse_unit, slice_set
+    from numatune.families.cpuset.cgconfig import parse_unit, slice_set
     text = "[Unit]\nDescription=Oracle\n\n[Slice]\nCPUWeight=200\nAllowedCPUs=0-3\n"
     new = slice_set(text, {"AllowedCPUs": "0-9", "AllowedMemoryNodes": "0"})
     assert parse_unit(new) == {"Unit": {"Description": "Oracle"},
@@ -489,7 +489,7 @@ LISTS = st.lists(st.integers(0, 300), min_size=1, max_size=20).map(lambda c: _co
 @settings(max_examples=30, deadline=None)
 @given(name=NAMES, other=NAMES, cpus=LISTS, mems=LISTS, cpus2=LISTS)
 def test_cgconfig_group_edit_is_idempotent_and_leaves_other_groups(name, other, cpus, mems, cpus2):
-    from numatune.cgconfig import cgconfig_group, group_settings
+    from numatune.families.cpuset.cgconfig import cgconfig_group, group_settings
     if name == other:
         return
     base = cgconfig_group(None, other, [["cpuset.cpus", "0"], ["cpuset.mems", "0"]])

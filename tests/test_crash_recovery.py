@@ -13,9 +13,10 @@ import pytest
 
 import fakehost
 from conftest import REPO, run_cli, tree_digest, write
-from numatune import appliers, engine
-from numatune.journal import list_transactions
-from numatune.policy import load
+from numatune.apply import kinds as appliers
+from numatune import engine
+from numatune.apply.journal import list_transactions
+from numatune.policy.stack import load
 from numatune.root import Root
 
 
@@ -135,7 +136,7 @@ def test_killed_between_temp_file_and_rename(tmp_path):
         assert os.WEXITSTATUS(status) == 9
         assert list(root_dir.rglob("*.numatune-tmp")), "the crash should leave a temp file"
         [tx] = list_transactions(root)
-        from numatune.transaction import revert
+        from numatune.apply.transaction import revert
         assert revert(root, tx)[1:] == ([], [])
         assert tree_digest(root_dir) == before
 
@@ -161,7 +162,7 @@ def test_killed_at_every_write_is_recoverable(tmp_path, after_write):
         assert os.WEXITSTATUS(status) == 9, k
         [tx] = list_transactions(root)
         assert tx.needs_recovery
-        from numatune.transaction import revert
+        from numatune.apply.transaction import revert
         restored, skipped, failed = revert(root, tx)
         assert (skipped, failed) == ([], []), (k, skipped, failed)
         assert tree_digest(root_dir) == before, k

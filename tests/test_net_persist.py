@@ -1,6 +1,6 @@
 """The pure editors that keep NIC settings at boot: NetworkManager keyfiles,
 ifcfg files with ETHTOOL_OPTS, and systemd .link files."""
-from numatune import netconf
+from numatune.families.network import netconf
 
 NM = """[connection]
 id=eth1

@@ -126,7 +126,7 @@ def _plan(cli, root, policy):
 
 
 def test_facts_of_the_capture(host):
-    from numatune.facts import net
+    from numatune.families.network import facts as net
     from numatune.root import Root
     facts = net.read(Root(str(host[0])), names=["eth0", "ib0"])
     ib0, eth0 = facts["interfaces"]["ib0"], facts["interfaces"]["eth0"]
@@ -263,7 +263,7 @@ def test_negative_confirm_window_is_refused(host, cli):
 
 
 def test_rac_interconnect_policy_is_opt_in(host, cli):
-    from numatune.policy import load
+    from numatune.policy.stack import load
     from numatune.root import Root
     default = load([], Root(str(host[0]))).data
     assert "net" not in default and "bond" not in default

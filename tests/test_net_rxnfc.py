@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from hypothesis import given, strategies as st
 
-from numatune import rxnfc
+from numatune.families.network import rxnfc
 
 HEADER = "/usr/include/linux/ethtool.h"
 PROBE = r"""

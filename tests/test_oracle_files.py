@@ -4,7 +4,7 @@ force, and the alert log (the real excerpt and lines as Oracle prints them)."""
 import pytest
 
 from conftest import REALDATA, write
-from numatune.oracle import alertlog, discovery, oratab, pfile, spfile, values
+from numatune.families.oracle import alertlog, discovery, oratab, pfile, spfile, values
 from numatune.root import Root
 
 ORACLE = REALDATA / "oracle"

@@ -11,10 +11,10 @@ import fakehost
 from conftest import tree_digest, write
 from numatune import engine
 from numatune.errors import PolicyError
-from numatune.journal import list_transactions
-from numatune.oracle import live, sql, values
+from numatune.apply.journal import list_transactions
+from numatune.families.oracle import live, sql, values
 from numatune.root import Root
-from numatune.transaction import revert
+from numatune.apply.transaction import revert
 from oracle_fakes import FakeOracle
 
 HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
@@ -107,7 +107,7 @@ def fake(tmp_path, monkeypatch):
                 "processes": ("300", "FALSE"), "sga_target": ("4294967296", "IMMEDIATE")},
         spfile={("*", "cpu_count"): ["2"], ("*", "processes"): ["300"], ("*", "sga_target"): ["4G"]})
     monkeypatch.setattr(live, "FACTORY", db.connect)
-    from numatune.appliers import sql as sql_writer
+    from numatune.families.oracle import sql_write as sql_writer
     monkeypatch.setattr(sql_writer, "_open", {})
     return db
 
@@ -179,7 +179,7 @@ def test_unreachable_instance_is_a_finding(tmp_path, monkeypatch):
 def test_core_does_not_import_oracledb(tmp_path):
     import subprocess
     import sys
-    code = ("import sys, numatune.cli, numatune.knobs.oracle, numatune.appliers.sql; "
+    code = ("import sys, numatune.cli, numatune.families.oracle.knob, numatune.families.oracle.sql_write; "
             "print('oracledb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(tmp_path),
                          env=dict(os.environ, PYTHONPATH=str(__import__("conftest").REPO)))

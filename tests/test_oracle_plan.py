@@ -93,7 +93,7 @@ def test_only_refused_without_a_pool_that_fits(host, tmp_path, cli):
 def test_only_rolled_back_when_the_kernel_fills_less(host, tmp_path, cli, monkeypatch):
     """The pool was planned, but the kernel allocated fewer pages: the run is
     refused after the writes, and everything is rolled back."""
-    from numatune.appliers import values as value_writer
+    from numatune.apply import value as value_writer
     real_write = value_writer._write
 
     def fragmented(root, path, value):
@@ -288,5 +288,5 @@ processor_group_name = "oracle"
     findings = {f["id"]: f for f in _plan(cli, host, policy)["findings"]}
     # 2 MB of the SGA sit on node 1 although ORCL is bound to node 0 (cpuset "oracle").
     assert "node(s) 1" in findings["oracle.sga-off-node:ORCL"]["message"]
-    from numatune.oracle.instance import parse_numa_maps
+    from numatune.families.oracle.instance import parse_numa_maps
     assert parse_numa_maps((host / "proc/4242/numa_maps").read_text()) == {"0": 301 * 2048, "1": 2048}

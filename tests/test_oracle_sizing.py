@@ -1,7 +1,7 @@
 """HugePages for the SGAs against hand calculations (see the rule in
 numatune/oracle/sizing.py): page = ceil((roundup(sga, granule) + granule) / page),
 pool = sum + ceil(sum * margin%), never below the pages in use."""
-from numatune.oracle import pool, sizing
+from numatune.families.oracle import pool, sizing
 
 M = 1 << 20
 G = 1 << 30

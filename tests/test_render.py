@@ -4,7 +4,7 @@ import textwrap
 from hypothesis import given
 from hypothesis import strategies as st
 
-from numatune.render import _wrap
+from numatune.report.console import _wrap
 
 
 @given(st.text(alphabet=st.sampled_from("ab  \t\n.-="), max_size=120), st.sampled_from(["", "  ", "      "]))
@@ -20,5 +20,5 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(m
 @given(st.dictionaries(st.text(max_size=4), json_values, max_size=4) | json_values)
 def test_json_output_is_json_of_the_same_data(data):
     import json
-    from numatune import jsonout
+    from numatune.report import jsonout
     assert json.loads(jsonout.dumps(data)) == data

@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 
 import fakehost
 from conftest import tree_digest, write
-from numatune import appliers, engine
+from numatune.apply import kinds as appliers
+from numatune import engine
 from numatune.errors import ApplyError
-from numatune.journal import list_transactions
-from numatune.lock import RunLock
-from numatune.policy import load
+from numatune.apply.journal import list_transactions
+from numatune.apply.lock import RunLock
+from numatune.policy.stack import load
 from numatune.root import Root
-from numatune.transaction import revert
+from numatune.apply.transaction import revert
 
 SYSCTLS = {"kernel.numa_balancing": ["0", "1"], "vm.zone_reclaim_mode": ["0", "1", "3"],
            "vm.swappiness": ["1", "10", "60"], "net.ipv4.tcp_rmem": ["4096 87380 16777216", "4096 131072 6291456"]}

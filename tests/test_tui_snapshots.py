@@ -7,7 +7,7 @@ import pytest
 
 from tui_support import fake_plan, make_app
 
-from numatune.journal import Journal
+from numatune.apply.journal import Journal
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import tree_digest, write
-from numatune import tuned_conflicts as tc
+from numatune.families.tuned import conflicts as tc
 
 TUNED = Path("/usr/lib/tuned")
 pytestmark = pytest.mark.skipif(not (TUNED / "oracle" / "tuned.conf").exists() and

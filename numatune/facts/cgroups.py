@@ -6,7 +6,7 @@ Parsers are pure (text in, data out); ``read_*`` do the I/O under a root.
 import os
 import re
 
-from ..cpulist import parse_cpulist
+from numatune.facts.cpulist import parse_cpulist
 
 PASSWD = "/etc/passwd"
 GROUP = "/etc/group"

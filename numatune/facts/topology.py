@@ -6,7 +6,7 @@ nothing here assumes ids are 0..n-1.
 """
 import re
 
-from ..cpulist import parse_cpulist, parse_cpumask
+from numatune.facts.cpulist import parse_cpulist, parse_cpumask
 
 NODE_DIR = "/sys/devices/system/node"
 CPU_DIR = "/sys/devices/system/cpu"

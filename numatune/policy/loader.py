@@ -8,8 +8,8 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from ..errors import PolicyError
-from .schema import SchemaError
+from numatune.errors import PolicyError
+from numatune.policy.schema import SchemaError
 
 _KEY = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
 _DOTTED = r"%s(?:\s*\.\s*%s)*" % (_KEY, _KEY)

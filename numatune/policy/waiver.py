@@ -11,7 +11,7 @@ stops counting, so the drift it covered shows up again.
 """
 import datetime
 
-from .schema import Scalar, SchemaError, Table, TableArray
+from numatune.policy.schema import Scalar, SchemaError, Table, TableArray
 
 
 def parse_date(value):

@@ -10,9 +10,9 @@ import sys
 import tempfile
 import traceback
 
-from . import compliance, render, render_error
-from .text import status_line
-from ..errors import NumatuneError
+from numatune.report import compliance, render, render_error
+from numatune.report.text import status_line
+from numatune.errors import NumatuneError
 
 
 def run(args, prepare, make_plan):

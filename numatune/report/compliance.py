@@ -28,8 +28,8 @@ import fnmatch
 from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
-from ..model import AREAS
-from ..policy.waiver import parse_date
+from numatune.model import AREAS
+from numatune.policy.waiver import parse_date
 
 STATUS_TEXT = ("OK", "WARNING", "CRITICAL", "UNKNOWN")
 RANK = {"ok": 0, "info": 0, "warning": 1, "critical": 2}

@@ -3,7 +3,7 @@
 (``status``, ``status_text``, ``counts``, ``results``, ``checked_at``)."""
 import json
 
-from .. import jsonout
+from numatune.report import jsonout
 
 
 def document(report):

@@ -1,7 +1,7 @@
 """One Nagios/Icinga status line with performance data, per the plugin
 guidelines: ``SERVICE STATUS - text | 'label'=value;warn;crit;min;max ...``.
 The exit code (0/1/2/3) carries the state; the text names the worst rules."""
-from .text import summary
+from numatune.report.text import summary
 
 SHOWN = 3  # rules named in the line; the rest are counted
 

@@ -8,7 +8,7 @@ Waived rules are also ``numatune_rule_waived`` 1, so an alert can be
 """
 import time
 
-from .. import __version__
+from numatune import __version__
 
 
 def _label(value):

@@ -3,7 +3,7 @@ attention with its current and desired value, then what is compliant."""
 import io
 import textwrap
 
-from ..render import Style
+from numatune.report.console import Style
 
 LABEL = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
 

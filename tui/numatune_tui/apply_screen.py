@@ -10,9 +10,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
-from numatune import appliers, engine
+from numatune.apply import kinds as appliers
+from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.journal import Transaction, new_txid, read_records
+from numatune.apply.journal import Transaction, new_txid, read_records
 from numatune.model import Plan
 
 from .rows import STYLE, value_text

@@ -7,9 +7,9 @@ import re
 
 from rich.text import Text
 
-from numatune.appliers import files as file_writes
-from numatune.facts import sysctl as facts_sysctl
-from numatune.policy import shipped_dir
+from numatune.apply import file as file_writes
+from numatune.families.sysctl import facts as facts_sysctl
+from numatune.policy.stack import shipped_dir
 from numatune.policy.loader import key_lines
 
 from .rows import SEVERITY_SHORT, STYLE, value_text

@@ -11,11 +11,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from numatune import appliers
+from numatune.apply import kinds as appliers
 from numatune.errors import NumatuneError
-from numatune.journal import JOURNAL_DIR, list_transactions
-from numatune.lock import RunLock
-from numatune.transaction import revert
+from numatune.apply.journal import JOURNAL_DIR, list_transactions
+from numatune.apply.lock import RunLock
+from numatune.apply.transaction import revert
 
 from .rows import STYLE, value_text
 
@@ -51,7 +51,7 @@ def tx_details(tx):
 def revert_one(root, txid):
     """Revert a transaction under the run lock, as `numatune revert TXID` does."""
     from numatune.errors import UsageError
-    from numatune.journal import Transaction, read_records
+    from numatune.apply.journal import Transaction, read_records
     with RunLock(root):
         tx = Transaction(txid, read_records(root, txid))
         if tx.state in FINAL:

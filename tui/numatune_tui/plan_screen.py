@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from numatune.errors import NumatuneError
-from numatune.render import summary_line
+from numatune.report.console import summary_line
 
 from . import details, rows
 from .rows import Filters

@@ -151,9 +151,9 @@ def _applied(module, engine, root, policy, params):
 
 def _reverted(module, root, params):
     from numatune.errors import UsageError
-    from numatune.journal import Transaction, list_transactions, read_records
-    from numatune.lock import RunLock
-    from numatune.transaction import revert
+    from numatune.apply.journal import Transaction, list_transactions, read_records
+    from numatune.apply.lock import RunLock
+    from numatune.apply.transaction import revert
     if params["txid"]:
         tx = Transaction(params["txid"], read_records(root, params["txid"]))
     else:

@@ -1,0 +1,143 @@
+"""Whole files numatune manages or edits: sysctl.d, bootloader entries,
+grubenv, /etc/default/grub. Writes are atomic (temp file, fsync, rename) so a
+crash leaves either the old or the new file; the journal keeps the old bytes,
+mode and owner so revert puts back exactly what was there."""
+import base64
+import hashlib
+import os
+import stat
+
+
+def _state(root, path):
+    real = root.join(path)
+    try:
+        st = os.lstat(real)
+    except FileNotFoundError:
+        return {"exists": False}
+    with open(real, "rb") as f:
+        data = f.read()
+    return {"exists": True, "mode": stat.S_IMODE(st.st_mode), "uid": st.st_uid, "gid": st.st_gid,
+            "sha256": hashlib.sha256(data).hexdigest(), "data": base64.b64encode(data).decode()}
+
+
+def _summary(state):
+    return {k: v for k, v in state.items() if k != "data"}
+
+
+def edit(root, path, editor, args):
+    """New bytes (or None to remove) of ``path`` after ``editor``."""
+    from numatune.families import EDITORS
+    fn = EDITORS[editor]
+    old = root.read_bytes(path)
+    if getattr(fn, "binary", False):
+        return old, fn(old, **args)
+    text = None if old is None else old.decode("utf-8", "surrogateescape")
+    new = fn(text, **args)
+    return old, None if new is None else new.encode("utf-8", "surrogateescape")
+
+
+def capture(root, write):
+    # Edit the file a symlink points at (99-sysctl.conf -> ../sysctl.conf),
+    # never replace the link.
+    path = root.realpath(write.path)
+    old, new = edit(root, path, write.editor, write.args)
+    before = _state(root, path)
+    missing = []
+    parent = os.path.dirname(path)
+    while parent != "/" and not root.isdir(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    after = {"exists": new is not None}
+    if new is not None:
+        after.update(sha256=hashlib.sha256(new).hexdigest(), data=base64.b64encode(new).decode())
+    return {"kind": "file", "path": path, "editor": write.editor, "before": before, "after": after,
+            "created_dirs": list(reversed(missing)), "unchanged": old == new}
+
+
+def _tmp_path(real):
+    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
+
+
+def cleanup(root, op):
+    """Remove the temp file a run killed between write and rename left behind."""
+    try:
+        os.unlink(_tmp_path(root.join(op["path"])))
+    except FileNotFoundError:
+        pass
+
+
+def _atomic_write(root, path, data, mode, uid, gid):
+    real = root.join(path)
+    tmp = _tmp_path(real)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, mode)
+    if uid is not None and (os.geteuid() == 0):
+        os.chown(tmp, uid, gid)
+    os.rename(tmp, real)
+    _fsync_dir(os.path.dirname(real))
+
+
+def _fsync_dir(directory):
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def perform(root, op):
+    for d in op["created_dirs"]:
+        if not root.isdir(d):
+            os.mkdir(root.join(d), 0o755)
+    after = op["after"]
+    before = op["before"]
+    if not after["exists"]:
+        if root.exists(op["path"]):
+            os.unlink(root.join(op["path"]))
+        return
+    mode = before.get("mode", 0o644)
+    _atomic_write(root, op["path"], base64.b64decode(after["data"]), mode,
+                  before.get("uid"), before.get("gid"))
+
+
+def current_matches(root, op, side):
+    now = _state(root, op["path"])
+    want = op[side]
+    if not want["exists"] or not now["exists"]:
+        return want["exists"] == now["exists"]
+    if now["sha256"] != want["sha256"]:
+        return False
+    if side == "before":
+        return (now["mode"], now["uid"], now["gid"]) == (want["mode"], want["uid"], want["gid"])
+    return True
+
+
+def restore(root, op):
+    before = op["before"]
+    if before["exists"]:
+        _atomic_write(root, op["path"], base64.b64decode(before["data"]), before["mode"],
+                      before["uid"], before["gid"])
+    elif root.exists(op["path"]):
+        os.unlink(root.join(op["path"]))
+    for d in reversed(op.get("created_dirs", [])):
+        try:
+            os.rmdir(root.join(d))
+        except OSError:
+            pass  # not empty: something else lives there now
+
+
+def describe(op):
+    b, a = op["before"], op["after"]
+    if not b["exists"]:
+        return "%s: create" % op["path"]
+    if not a["exists"]:
+        return "%s: remove" % op["path"]
+    return "%s: edit (%s)" % (op["path"], op["editor"])
+
+
+__all__ = ["capture", "perform", "current_matches", "restore", "describe", "_summary"]

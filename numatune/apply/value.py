@@ -1,0 +1,64 @@
+"""Single-value sysfs/procfs files: /proc/sys/*, THP, nr_hugepages."""
+import base64
+import os
+
+from numatune.facts.kernel import parse_bracketed
+from numatune.families.sysctl.facts import normalize
+
+
+def read_as(root, path, fmt):
+    text = root.read_text(path)
+    if text is None:
+        return None
+    if fmt == "bracket":
+        return parse_bracketed(text)[0]
+    if fmt == "words":
+        return normalize(text)
+    return text.strip()
+
+
+def capture(root, write):
+    before = read_as(root, write.path, write.format)
+    if before is None:
+        raise FileNotFoundError(2, "no such file", root.join(write.path))
+    op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
+    if not root.is_live:
+        # A copied tree is plain files: keep its exact bytes ("always madvise
+        # [never]\n") so revert leaves it identical, not merely equivalent.
+        op["raw"] = base64.b64encode(root.read_bytes(write.path)).decode()
+    return op
+
+
+def _write(root, path, value):
+    # One write(2) of the whole value, as `echo value > file` does; sysfs
+    # rejects a value by failing this call (EINVAL) or the close.
+    data = value if isinstance(value, bytes) else (value + "\n").encode()
+    fd = os.open(root.join(path), os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def perform(root, op):
+    _write(root, op["path"], op["after"])
+    # The kernel may take less than asked (a HugePages pool on a fragmented
+    # node): what it holds now is what revert must recognise as ours.
+    now = read_as(root, op["path"], op["format"])
+    if now is not None and now != op["after"]:
+        op["asked"], op["after"] = op["after"], now
+
+
+def current_matches(root, op, side):
+    return read_as(root, op["path"], op["format"]) == op[side]
+
+
+def restore(root, op):
+    if "raw" in op and not root.is_live:
+        _write(root, op["path"], base64.b64decode(op["raw"]))
+    else:
+        _write(root, op["path"], op["before"])
+
+
+def describe(op):
+    return "%s: %s -> %s" % (op["path"], op["before"], op["after"])

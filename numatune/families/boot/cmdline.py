@@ -1,0 +1,191 @@
+"""Kernel command line: persisted in the bootloader for the installed kernels
+and future ones; the running value (/proc/cmdline) changes only at reboot.
+
+Boot arguments also come from other families' keys: THP mode and 1G
+HugePages pools only survive a reboot as boot arguments.
+"""
+import shutil
+
+from numatune.errors import BootConfigError
+from numatune.model import Change, Compliant, Finding, Write
+from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table
+
+NAME = "cmdline"
+ARG = Scalar(str, pattern=r"^[A-Za-z0-9_.,:/+-]+(=[A-Za-z0-9_.,:/+@-]+)?$",
+             doc="one kernel argument: name or name=value, no spaces or quotes")
+POLICY = {
+    "kernel": Table({
+        "cmdline": Table({"absent": Array(ARG), "present": Array(ARG), "why": WHY}),
+        "transparent_hugepage": Scalar(str, choices=("always", "madvise", "never")),
+        "why": WHY,
+    }),
+}
+EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg")
+
+
+def check_policy(data):
+    cl = data.get("kernel", {}).get("cmdline", {})
+    both = set(cl.get("present", [])) & set(cl.get("absent", []))
+    if both:
+        arg = sorted(both)[0]
+        yield SchemaError("kernel.cmdline.present", "%r is both present and absent in kernel.cmdline" % arg,
+                          "keep it in one list")
+
+
+def boot_args(data, facts):
+    """[(arg, wanted, why, rule)], wanted True for present."""
+    kernel = data.get("kernel", {})
+    cl = kernel.get("cmdline", {})
+    why = cl.get("why") or kernel.get("why", "")
+    out = [(a, True, why, "kernel.cmdline.present") for a in cl.get("present", [])]
+    out += [(a, False, why, "kernel.cmdline.absent") for a in cl.get("absent", [])]
+    names = {a.split("=", 1)[0] for a, wanted, _, _ in out if wanted}
+    thp = kernel.get("transparent_hugepage")
+    if thp and "transparent_hugepage" not in names:
+        out.append(("transparent_hugepage=" + thp, True,
+                    kernel.get("why") or "keeps the THP mode after a reboot", "kernel.transparent_hugepage"))
+    from numatune.families.hugepages.knob import resolved
+    hp = resolved(data, facts)
+    if hp and "count" in hp:
+        from numatune.families.hugepages.knob import SIZES
+        kb = SIZES[hp.get("size", "2M")]
+        default_kb = facts["topology"]["meminfo"].get("Hugepagesize", 2048)
+        if kb != default_kb:
+            # A pool of a non-default size is only reliably filled at boot.
+            size = hp.get("size")
+            hwhy = hp.get("why") or "%s pages are allocated at boot, before memory fragments" % size
+            for arg in ("hugepagesz=%s" % size, "hugepages=%d" % hp["count"]):
+                if arg.split("=")[0] not in names:
+                    out.append((arg, True, hwhy, "hugepages.count"))
+    return out
+
+
+def read(root, data):
+    from numatune.families.boot.bootloader import read_boot_config
+    from dataclasses import asdict
+    try:
+        cfg = read_boot_config(root)
+    except BootConfigError as e:
+        return {"config": None, "error": str(e), "grubby": None}
+    grubby = shutil.which("grubby") if root.is_live else None
+    return {"config": asdict(cfg), "error": None, "grubby": grubby}
+
+
+def _has(args, arg):
+    if "=" in arg:
+        return arg in args
+    return any(a == arg or a.startswith(arg + "=") for a in args)
+
+
+def _config(facts):
+    from numatune.families.boot.bootloader import BootConfig, BootEntry
+    raw = dict(facts[NAME]["config"])
+    raw["entries"] = [BootEntry(**e) for e in raw["entries"]]
+    return BootConfig(**raw)
+
+
+def _writes(facts, cfg, add, remove):
+    from numatune.families.boot.bootloader_edit import plan_boot_edits
+    edits = plan_boot_edits(cfg, add, remove)
+    grubby = facts[NAME]["grubby"]
+    writes = []
+    if grubby and any(kind in ("bls", "grubenv", "grub_cfg") for _, kind in edits):
+        argv = [grubby, "--update-kernel=ALL"]
+        argv += ["--args=%s" % " ".join(add)] if add else []
+        argv += ["--remove-args=%s" % " ".join(remove)] if remove else []
+        writes.append(Write(kind="command", path="grubby", argv=argv, files=list(cfg.files)))
+        edits = [(p, k) for p, k in edits if k not in ("bls", "grubenv", "grub_cfg")]
+    for path, kind in edits:
+        writes.append(Write(kind="file", path=path, editor="boot." + kind, args={"add": add, "remove": remove}))
+    return writes
+
+
+def diff(data, facts):
+    wanted = boot_args(data, facts)
+    live = facts["host"]["cmdline"]
+    yield from _numa_off(facts)
+    if not wanted:
+        return
+    mine = facts[NAME]
+    if mine["error"]:
+        yield Finding(id="cmdline.bootconfig-unreadable", severity="critical", area="kernel", target="bootloader",
+                      rule="kernel.cmdline", message="%s; no boot argument is planned" % mine["error"])
+        return
+    cfg = _config(facts)
+    if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
+        yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
+                      rule="kernel.cmdline",
+                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, "
+                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted"
+                              % ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted))
+        return
+    for arg, present, why, rule in wanted:
+        add, remove = ([arg], []) if present else ([], [arg])
+        try:
+            writes = _writes(facts, cfg, add, remove)
+        except BootConfigError as e:
+            yield Finding(id="cmdline.cannot-edit:" + arg, severity="critical", area="kernel", target="bootloader",
+                          rule=rule, message="cannot %s %s: %s" % ("add" if present else "remove", arg, e.message),
+                          why=e.hint or "")
+            continue
+        booted_ok = live is None or _has(live, arg) == present
+        verb = "add" if present else "remove"
+        if writes:
+            name = arg.split("=", 1)[0]
+            old = sorted({a for e in cfg.entries for a in e.args if a == name or a.startswith(name + "=")})
+            yield Change(
+                id="cmdline.%s:%s" % (verb, arg), area="kernel", target="boot cmdline: %s" % arg,
+                current=" ".join(old) if present else arg, desired=arg if present else "",
+                scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
+                reboot_required=True, risk="medium", why=why, rule=rule, writes=writes)
+        elif not booted_ok:
+            yield Finding(id="cmdline.reboot-pending:" + arg, severity="warning", area="kernel",
+                          target="/proc/cmdline", rule=rule,
+                          message="the bootloader %s %s, but the running kernel booted %s it: reboot to apply"
+                                  % ("has" if present else "no longer has", arg,
+                                     "without" if present else "with"))
+        else:
+            yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
+                                                                            else "absent"), "kernel")
+    yield from _entry_findings(cfg, wanted)
+
+
+def _numa_off(facts):
+    live = facts["host"]["cmdline"]
+    if live is None or "numa=off" not in live:
+        return
+    sockets = facts["topology"]["summary"].get("sockets") or 0
+    pending = False
+    if facts[NAME]["config"] is not None:
+        cfg = _config(facts)
+        entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
+        pending = bool(entries) and not any(_has(e.args, "numa=off") for e in entries)
+    message = "running with numa=off: the kernel sees %d node(s) on a %s-socket machine" % (
+        len(facts["topology"]["nodes"]) or 1, sockets or "?")
+    if pending:
+        message += " (removed from the bootloader: clears at the next reboot)"
+    yield Finding(id="cmdline.numa-off", severity="critical" if sockets > 1 and not pending else "warning",
+                  area="kernel", target="/proc/cmdline", rule="kernel.cmdline.absent", message=message)
+
+
+def _entry_findings(cfg, wanted):
+    from numatune.families.boot.bootloader_edit import missing_in_entries
+    present = [a for a, w, _, _ in wanted if w]
+    absent = [a for a, w, _, _ in wanted if not w]
+    for path, problem in missing_in_entries(cfg, present, absent):
+        yield Finding(id="cmdline.entry:%s" % path, severity="warning", area="kernel", target=path,
+                      rule="kernel.cmdline", message="boot entry %s: %s" % (path, problem))
+
+
+def _editor(kind):
+    def editor(content, add, remove):
+        # Imported on use: plan and check rarely need the editors.
+        from numatune.families.boot import bootloader_edit
+        if content is None:
+            content = b"" if kind == "grubenv" else ""
+        return bootloader_edit.EDITORS[kind](content, add, remove)
+    editor.binary = kind == "grubenv"
+    return editor
+
+
+EDITORS = {"boot." + kind: _editor(kind) for kind in EDIT_KINDS}

@@ -1,0 +1,37 @@
+"""Transparent HugePages: live through sysfs. The boot argument that keeps it
+after a reboot is planned by the cmdline family from the same policy key."""
+from numatune.model import Change, Compliant, Finding, Write
+
+NAME = "thp"
+POLICY = {}  # kernel.transparent_hugepage is declared with the [kernel] table
+
+
+def read(root, data):
+    return {}
+
+
+def diff(data, facts):
+    desired = data.get("kernel", {}).get("transparent_hugepage")
+    if desired is None:
+        return
+    why = data.get("kernel", {}).get("why", "")
+    thp = facts["host"]["thp"]
+    if thp is None:
+        yield Finding(id="thp.unsupported", severity="info", area="memory", target="transparent_hugepage",
+                      rule="kernel.transparent_hugepage",
+                      message="this kernel has no transparent hugepages: nothing to set")
+        return
+    if thp["options"] and desired not in thp["options"]:
+        yield Finding(id="thp.refused", severity="warning", area="memory", target=thp["path"],
+                      rule="kernel.transparent_hugepage",
+                      message="%s offers %s, not %r" % (thp["path"], " ".join(thp["options"]), desired))
+        return
+    if thp["enabled"] == desired:
+        yield Compliant("thp.live", "transparent hugepages %s live" % desired, "memory")
+        return
+    yield Change(id="thp.live", area="memory", target=thp["path"], current=thp["enabled"], desired=desired,
+                 scope="live", action="write %s" % thp["path"], why=why, rule="kernel.transparent_hugepage",
+                 writes=[Write(kind="value", path=thp["path"], value=desired, format="bracket")])
+
+
+EDITORS = {}

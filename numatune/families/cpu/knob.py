@@ -1,0 +1,166 @@
+"""CPU power: the cpufreq governor and the deepest C-state.
+
+Live: scaling_governor of every cpufreq policy, and stateN/disable of the
+cpuidle states deeper than max_cstate. Boot: intel_idle.max_cstate= or
+processor.max_cstate= by idle driver, and cpufreq.default_governor= (5.9+),
+planned through the bootloader helpers of the cmdline family.
+"""
+import re
+
+from numatune.errors import BootConfigError
+from numatune.families.cpu import facts as cpupower
+from numatune.model import Change, Compliant, Finding, Write
+from numatune.policy.schema import WHY, Scalar, Table
+
+NAME = "cpu_power"
+POLICY = {
+    "cpu": Table({
+        "governor": Scalar(str, pattern=r"^[a-z][a-z0-9_-]*$", doc="a cpufreq governor such as performance"),
+        # 0 would switch intel_idle off altogether (acpi_idle takes over), which is not a shallower limit.
+        "max_cstate": Scalar(int, minimum=1, maximum=20),
+        "why": WHY,
+    }),
+}
+# The kernel argument that caps C-states for each idle driver.
+BOOT_PARAM = {"intel_idle": "intel_idle.max_cstate", "acpi_idle": "processor.max_cstate"}
+# These drivers run their own governor-less algorithm: cpufreq.default_governor does not apply.
+SETPOLICY_DRIVERS = ("intel_pstate", "amd-pstate-epp")
+
+
+def read(root, data):
+    if not data.get("cpu"):
+        return {}
+    from numatune.facts.topology import read_cpus
+    _, online = read_cpus(root)
+    return cpupower.read(root, online)
+
+
+def _finding(key, severity, message, rule, target=""):
+    return Finding(id="cpu.%s" % key, severity=severity, area="cpu", target=target, rule=rule, message=message)
+
+
+def diff(data, facts):
+    cpu = data.get("cpu") or {}
+    if not cpu:
+        return
+    mine = facts[NAME]
+    why = cpu.get("why", "")
+    if "governor" in cpu:
+        yield from _governor(cpu["governor"], why, mine, facts, data)
+    if "max_cstate" in cpu:
+        yield from _cstates(cpu["max_cstate"], why, mine, facts, data)
+    for holder in mine["dma_latency"]:
+        yield _finding("pm-qos:%d" % holder["pid"], "info" if "max_cstate" not in cpu else "warning",
+                       "%s (pid %d) holds %s open: its PM QoS latency request limits C-states too, whatever "
+                       "max_cstate says, until it closes the file" % (holder["comm"], holder["pid"],
+                                                                   cpupower.DMA_LATENCY),
+                       "cpu.max_cstate", cpupower.DMA_LATENCY)
+
+
+def _governor(desired, why, mine, facts, data):
+    freq = mine["cpufreq"]
+    rule = "cpu.governor"
+    if not freq["policies"]:
+        yield _finding("no-cpufreq", "info", "no cpufreq on this host (a VM, or firmware controls the clock): "
+                                             "governor %s not set" % desired, rule)
+        return
+    refused = [p for p in freq["policies"] if p["available"] and desired not in p["available"]]
+    if refused:
+        yield _finding("governor-refused", "warning", "the %s cpufreq driver offers %s, not %r: governor not set"
+                       % (freq["driver"] or "?", " ".join(refused[0]["available"]), desired), rule)
+        return
+    wrong = [p for p in freq["policies"] if p["governor"] != desired]
+    if wrong:
+        cpus = sum(len(p["cpus"]) for p in wrong)
+        current = sorted({p["governor"] or "?" for p in wrong})
+        yield Change(id="cpu.governor", area="cpu", target="scaling_governor (%d CPU(s), %d policy(ies))"
+                     % (cpus, len(wrong)), current=",".join(current), desired=desired, scope="live",
+                     action="write scaling_governor", why=why, rule=rule,
+                     writes=[Write(kind="value", path=p["path"] + "/scaling_governor", value=desired)
+                             for p in wrong])
+    else:
+        yield Compliant(rule, "governor %s on every CPU" % desired, "cpu")
+    if freq["driver"] in SETPOLICY_DRIVERS:
+        yield _finding("governor-boot", "info", "%s picks its policy at boot itself: the governor is set live "
+                                                "only (tuned or a unit must set it again after a reboot)"
+                       % freq["driver"], rule)
+        return
+    if _kernel_at_least(facts["host"]["release"], (5, 9)):
+        yield from _boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data)
+
+
+def _cstates(limit, why, mine, facts, data):
+    idle = mine["cpuidle"]
+    rule = "cpu.max_cstate"
+    if idle["driver"] is None:
+        yield _finding("no-cpuidle", "info", "no cpuidle driver on this host (a VM, or the hypervisor idles the "
+                                             "CPU): C-states are not limited live", rule)
+    else:
+        writes, names, cpus = [], set(), set()
+        for cpu, states in sorted(idle["cpus"].items(), key=lambda kv: int(kv[0])):
+            for state in states:
+                # stateN beyond the limit; POLL (state0) is never a C-state.
+                if state["index"] > limit and state["name"] != "POLL" and not state["disabled"]:
+                    writes.append(Write(kind="value", path=state["path"], value="1"))
+                    names.add(state["name"])
+                    cpus.add(cpu)
+        if writes:
+            yield Change(id="cpu.cstates", area="cpu", target="cpuidle states deeper than state%d on %d CPU(s)"
+                         % (limit, len(cpus)), current="enabled: " + ",".join(sorted(names)),
+                         desired="disabled", scope="live", action="write stateN/disable", why=why, rule=rule,
+                         writes=writes)
+        else:
+            yield Compliant(rule, "no cpuidle state deeper than state%d is enabled" % limit, "cpu")
+    param = BOOT_PARAM.get(idle["driver"])
+    if param is None:
+        if idle["driver"] is not None:
+            yield _finding("no-boot-cstate", "info", "the %s idle driver has no max_cstate boot argument: the "
+                                                     "limit is live only" % idle["driver"], rule)
+        return
+    yield from _boot_arg("%s=%d" % (param, limit), why, rule, facts, data)
+
+
+def _kernel_at_least(release, version):
+    m = re.match(r"^(\d+)\.(\d+)", release or "")
+    return bool(m) and (int(m.group(1)), int(m.group(2))) >= version
+
+
+def _boot_arg(arg, why, rule, facts, data):
+    """Plan ``arg`` in the bootloader with the cmdline family's editors."""
+    from numatune.families.boot import cmdline
+    name = arg.split("=", 1)[0]
+    listed = data.get("kernel", {}).get("cmdline", {})
+    if any(a.split("=", 1)[0] == name for a in listed.get("present", []) + listed.get("absent", [])):
+        return  # the policy's own [kernel.cmdline] already decides it
+    info = facts.get(cmdline.NAME) or {}
+    if not info.get("config") or info.get("error"):
+        yield _finding("boot-unknown:" + name, "warning", "no bootloader configuration numatune can edit: %s is "
+                                                         "not persisted" % arg, rule, "bootloader")
+        return
+    cfg = cmdline._config(facts)
+    if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
+        yield _finding("boot-unknown:" + name, "warning", "no bootloader configuration numatune knows: %s is not "
+                                                         "persisted" % arg, rule, "bootloader")
+        return
+    live = facts["host"]["cmdline"]
+    old = sorted({a for e in cfg.entries for a in e.args if a.split("=", 1)[0] == name})
+    others = [a for a in old if a != arg]
+    try:
+        writes = cmdline._writes(facts, cfg, [arg], others)
+    except BootConfigError as e:
+        yield _finding("boot-cannot-edit:" + name, "critical", "cannot add %s: %s" % (arg, e.message), rule,
+                       "bootloader")
+        return
+    if writes:
+        yield Change(id="cpu.boot:" + name, area="cpu", target="boot cmdline: " + arg,
+                     current=" ".join(old) or None, desired=arg, scope="boot",
+                     action="set %s in the bootloader (%s)" % (arg, cfg.kind), reboot_required=True,
+                     risk="medium", why=why, rule=rule, writes=writes)
+    elif live is not None and arg not in live:
+        yield _finding("reboot-pending:" + name, "warning", "the bootloader has %s but the running kernel booted "
+                                                           "without it: reboot to apply" % arg, rule, "/proc/cmdline")
+    else:
+        yield Compliant("cpu.boot:" + name, "%s at boot" % arg, "cpu")
+
+
+EDITORS = {}

@@ -1,0 +1,174 @@
+"""HugePages: per-node pools live, vm.nr_hugepages (2M) or boot arguments (1G)
+for the next boot. Placement "even" spreads the pages over nodes with memory,
+as the kernel itself does at boot."""
+import re
+
+from numatune.model import Change, Compliant, Finding, Write
+from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
+from numatune.families.sysctl import knob as sysctl_knob
+
+NAME = "hugepages"
+SIZES = {"2M": 2048, "1G": 1048576, "64K": 64, "16M": 16384, "32M": 32768, "512M": 524288, "16G": 16777216}
+POLICY = {
+    "hugepages": Table({
+        "size": Scalar(str, choices=tuple(SIZES)),
+        # "auto": the pages the Oracle instances' SGAs need (numatune.families.oracle.pool).
+        "count": Either(Scalar(int, minimum=0, maximum=1 << 31), Scalar(str, choices=("auto",))),
+        "placement": Either(Scalar(str, choices=("even",)),
+                            Table(extra=Scalar(int, minimum=0), extra_key=r"^\d+$",
+                                  extra_doc="placement keys are NUMA node ids: { 0 = 512, 1 = 512 }")),
+        "why": WHY,
+    }),
+}
+# A node keeps at least this share of its memory outside the pool: asking for
+# more starves the kernel and everything else on that node.
+MAX_SHARE = 0.9
+
+
+def check_policy(data):
+    hp = data.get("hugepages")
+    if not hp:
+        return
+    if "count" not in hp:
+        yield SchemaError("hugepages", "[hugepages] needs a count", "count = 1024")
+    placement = hp.get("placement")
+    if isinstance(placement, dict) and isinstance(hp.get("count"), int) and sum(placement.values()) != hp["count"]:
+        yield SchemaError("hugepages.placement", "hugepages.placement adds up to %d, but count = %d"
+                          % (sum(placement.values()), hp["count"]), "make them agree")
+
+
+def read(root, data):
+    return {}
+
+
+def resolved(data, facts):
+    """[hugepages] with count = "auto" replaced by the pool the Oracle SGAs
+    need, placed by the instances' cpuset binding unless the policy places it."""
+    hp = data.get("hugepages") or {}
+    if hp.get("count") != "auto":
+        return hp
+    from numatune.families.oracle.pool import auto_pool
+    auto = auto_pool(data, facts)
+    out = dict(hp, count=auto["count"])
+    if "placement" not in hp and auto["placement"]:
+        out["placement"] = auto["placement"]
+    return out
+
+
+def size_kb(data):
+    return SIZES[data.get("hugepages", {}).get("size", "2M")]
+
+
+def distribute(count, node_ids, placement):
+    if isinstance(placement, dict):
+        return {nid: placement.get(nid, 0) for nid in node_ids} | {k: v for k, v in placement.items()}
+    ids = sorted(node_ids, key=int)
+    if not ids:
+        return {}
+    share, extra = divmod(count, len(ids))
+    return {nid: share + (1 if i < extra else 0) for i, nid in enumerate(ids)}
+
+
+def diff(data, facts):
+    hp = resolved(data, facts)
+    if not hp or "count" not in hp:
+        return
+    why = hp.get("why", "")
+    kb = size_kb(data)
+    count = hp["count"]
+    topo = facts["topology"]
+    per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
+    refused = False
+    if per_node:
+        for item in _live_per_node(hp, kb, count, topo, why):
+            refused = refused or getattr(item, "id", "").startswith("hugepages.too-big")
+            yield item
+    elif str(kb) in topo["hugepages"]:
+        current = topo["hugepages"][str(kb)].get("nr")
+        path = "/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages" % kb
+        if current == count:
+            yield Compliant("hugepages.live", "%d %s pages live" % (count, hp.get("size", "2M")), "memory")
+        else:
+            yield Change(id="hugepages.live", area="memory", target="hugepages-%dkB" % kb,
+                         current=None if current is None else str(current), desired=str(count), scope="live",
+                         action="write %s" % path, why=why, risk="medium", rule="hugepages.count",
+                         writes=[Write(kind="value", path=path, value=str(count))])
+    else:
+        yield Finding(id="hugepages.unsupported", severity="warning", area="memory", target="hugepages-%dkB" % kb,
+                      rule="hugepages.size",
+                      message="this kernel has no %s HugePages pool (no hugepages-%dkB in sysfs)"
+                              % (hp.get("size", "2M"), kb))
+        return
+    if refused:
+        # The boot-time allocation would starve the node just the same.
+        return
+    default_kb = topo["meminfo"].get("Hugepagesize", 2048)
+    if kb == default_kb:
+        yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+        if isinstance(hp.get("placement"), dict):
+            yield Finding(id="hugepages.placement-live-only", severity="info", area="memory",
+                          target="vm.nr_hugepages", rule="hugepages.placement",
+                          message="per-node placement is live only: at boot the kernel spreads "
+                                  "vm.nr_hugepages evenly over nodes with memory")
+    # Pools of another size than the default are persisted by boot arguments,
+    # which the cmdline family plans (see boot_args there).
+
+
+def _live_per_node(hp, kb, count, topo, why):
+    want = distribute(count, topo["nodes_with_memory"], hp.get("placement", "even"))
+    changes = []
+    for nid in sorted(want, key=int):
+        pages = want[nid]
+        node = topo["nodes"].get(nid)
+        target = "node%s hugepages-%dkB" % (nid, kb)
+        if node is None or str(kb) not in node["hugepages"]:
+            if pages:
+                yield Finding(id="hugepages.no-node:%s" % nid, severity="critical", area="memory", target=target,
+                              rule="hugepages.placement",
+                              message="placement asks %d pages on node %s, which has no %dkB pool"
+                                      % (pages, nid, kb))
+            continue
+        mem = node.get("mem_total_kb")
+        if mem and pages * kb > mem * MAX_SHARE:
+            yield Finding(id="hugepages.too-big:%s" % nid, severity="critical", area="memory", target=target,
+                          rule="hugepages.count",
+                          message="%d x %dkB pages would take %d%% of node %s's memory: not planned"
+                                  % (pages, kb, pages * kb * 100 // mem, nid),
+                          why="lower hugepages.count or spread it over more nodes")
+            continue
+        current = node["hugepages"][str(kb)].get("nr")
+        if current == pages:
+            continue
+        path = "/sys/devices/system/node/node%s/hugepages/hugepages-%dkB/nr_hugepages" % (nid, kb)
+        changes.append(Change(
+            id="hugepages.live:node%s:%dkB" % (nid, kb), area="memory", target=target,
+            current=None if current is None else str(current), desired=str(pages), scope="live",
+            action="write %s" % path, why=why, risk="medium", rule="hugepages.count",
+            writes=[Write(kind="value", path=path, value=str(pages))]))
+    # Shrink pools before growing others, so memory is free where it is asked for.
+    changes.sort(key=lambda c: int(c.desired) - int(c.current or 0) > 0)
+    if not changes:
+        yield Compliant("hugepages.live", "%d x %dkB pages placed as asked" % (count, kb), "memory")
+    yield from changes
+
+
+def shortfalls(plan_before, facts_after):
+    """Findings for pools the kernel filled less than asked (fragmentation)."""
+    for change in plan_before:
+        if not change.id.startswith("hugepages.live"):
+            continue
+        m = re.match(r"^node(\d+) hugepages-(\d+)kB$", change.target)
+        if m:
+            got = facts_after["topology"]["nodes"].get(m.group(1), {}).get("hugepages", {}).get(m.group(2), {}).get("nr")
+        else:
+            got = facts_after["topology"]["hugepages"].get(change.target[len("hugepages-"):-2], {}).get("nr")
+        if got is not None and got < int(change.desired):
+            yield Finding(id="hugepages.short:" + change.target, severity="critical", area="memory",
+                          target=change.target, rule="hugepages.count",
+                          message="the kernel allocated %d of %s pages for %s (memory is fragmented)"
+                                  % (got, change.desired, change.target),
+                          why="allocate at boot (the persistent setting does) or run "
+                              "`echo 1 > /proc/sys/vm/compact_memory` and apply again")
+
+
+EDITORS = {}

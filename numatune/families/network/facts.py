@@ -1,0 +1,276 @@
+"""Network interfaces as sysfs and procfs show them: driver, PCI address,
+NUMA node, local CPUs, queues, IRQs and their affinity, bonding, link state.
+
+Ethtool settings (channels, coalescing, rings, RSS hash) do not live in
+sysfs. On the live root they are read through netlink/ioctl
+(:mod:`numatune.families.network.nic`); under ``--root`` they come from the snapshot file
+``/numatune-snapshot/ethtool.json``, which ``numatune snapshot`` writes::
+
+    {"version": 1,
+     "interfaces": {
+       "eth0": {"channels": {"current": {"rx": 0, "tx": 0, "other": 1, "combined": 8},
+                             "max": {"rx": 0, "tx": 0, "other": 1, "combined": 63}},
+                "coalesce": {"current": {"rx-usecs": 3, "adaptive-rx": 1, ...}},
+                "ring": {"current": {"rx": 512, "tx": 512}, "max": {"rx": 4096, "tx": 4096}},
+                "rx_flow_hash": {"current": {"tcp4": "sdfn", "udp4": "sd"}}},
+       "veth0": {"channels": ..., "coalesce": null, "ring": null, "rx_flow_hash": null}}}
+
+Names are ethtool's (``ethtool -C/-G/-L/-N``). ``null`` for a group: the
+driver does not support it. An interface or group missing from the file:
+not captured, so the plan cannot say (a finding). numatune edits this file
+when it applies to a copy, so a copy converges like a host does.
+"""
+import json
+import os
+import re
+
+from numatune.facts.cpulist import parse_cpulist
+
+NET_DIR = "/sys/class/net"
+ETHTOOL_FILE = "/numatune-snapshot/ethtool.json"
+PERSIST_NM = "/etc/NetworkManager/system-connections"
+PERSIST_IFCFG = "/etc/sysconfig/network-scripts"
+
+
+def parse_interrupts(text):
+    """/proc/interrupts -> {irq: {"counts": [per CPU], "name": str}} (numbered IRQs only)."""
+    lines = (text or "").splitlines()
+    if not lines:
+        return {}
+    ncpu = len(lines[0].split())
+    out = {}
+    for line in lines[1:]:
+        head, _, rest = line.partition(":")
+        if not head.strip().isdigit():
+            continue
+        fields = rest.split()
+        try:
+            # The common case, all counts numeric, at C speed: a 480-CPU host's
+            # /proc/interrupts is 22 MB.
+            counts = list(map(int, fields[:ncpu]))
+        except ValueError:
+            counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
+        out[head.strip()] = {"counts": counts, "name": " ".join(fields[len(counts):])}
+    return out
+
+
+def parse_route(text):
+    """Interfaces carrying a default route, from /proc/net/route."""
+    out = []
+    for line in (text or "").splitlines()[1:]:
+        fields = line.split()
+        if len(fields) > 7 and fields[1] == "00000000" and fields[7] == "00000000":
+            out.append(fields[0])
+    return sorted(set(out))
+
+
+def parse_uevent(text):
+    out = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _int(text, default=None):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return default
+
+
+def read_interface(root, name):
+    base = "%s/%s" % (NET_DIR, name)
+    dev = base + "/device"
+    has_device = root.exists(dev)
+    driver = root.readlink(dev + "/driver")
+    master = root.readlink(base + "/master")
+    pci = os.path.basename(root.realpath(dev)) if has_device else None
+    queues = root.listdir(base + "/queues")
+    info = {
+        "name": name,
+        "mtu": _int(root.read_value(base + "/mtu")),
+        "operstate": root.read_value(base + "/operstate"),
+        "speed": _int(root.read_value(base + "/speed")),
+        "address": root.read_value(base + "/address"),
+        "type": _int(root.read_value(base + "/type")),
+        "virtual": not has_device,
+        "driver": os.path.basename(driver) if driver else parse_uevent(root.read_text(base + "/uevent")).get(
+            "DEVTYPE"),
+        "pci": pci if pci and re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", pci) else None,
+        "numa_node": _int(root.read_value(dev + "/numa_node")) if has_device else None,
+        "local_cpus": parse_cpulist(root.read_value(dev + "/local_cpulist")) if has_device else [],
+        "rx_queues": len([q for q in queues if q.startswith("rx-")]),
+        "tx_queues": len([q for q in queues if q.startswith("tx-")]),
+        "msi_irqs": sorted(root.listdir(dev + "/msi_irqs"), key=lambda x: _int(x, 0)),
+        "legacy_irq": root.read_value(dev + "/irq") if has_device else None,
+        "master": os.path.basename(master) if master else None,
+        "bonding": None,
+    }
+    if root.isdir(base + "/bonding"):
+        b = base + "/bonding"
+        info["bonding"] = {
+            "mode": (root.read_value(b + "/mode") or "").split(" ")[0],
+            "xmit_hash_policy": (root.read_value(b + "/xmit_hash_policy") or "").split(" ")[0],
+            "miimon": _int(root.read_value(b + "/miimon")),
+            "slaves": (root.read_value(b + "/slaves") or "").split(),
+        }
+    return info
+
+
+def nic_irqs(info, interrupts):
+    """IRQs serving a NIC: its MSI vectors, else /proc/interrupts lines named after it."""
+    irqs = [i for i in info["msi_irqs"] if i in interrupts] or list(info["msi_irqs"])
+    if not irqs:
+        rx = re.compile(r"(^|[\s,])%s($|[-_@:\s,])" % re.escape(info["name"]))
+        irqs = [i for i, v in interrupts.items() if rx.search(v["name"])]
+    if not irqs and info.get("legacy_irq") not in (None, "", "0"):
+        irqs = [info["legacy_irq"]]
+    return sorted(set(irqs), key=int)
+
+
+def read_ethtool_file(root):
+    text = root.read_text(ETHTOOL_FILE)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data.get("interfaces", {}) if isinstance(data, dict) else None
+
+
+def irqbalance_running(root):
+    for pid in root.listdir("/proc"):
+        if pid.isdigit() and (root.read_value("/proc/%s/comm" % pid) or "") == "irqbalance":
+            return True
+    return False
+
+
+def ssh_interfaces(root):
+    """Interfaces the current SSH session's replies leave through (live only)."""
+    conn = os.environ.get("SSH_CONNECTION", "").split()
+    if not root.is_live or len(conn) < 1:
+        return []
+    try:
+        from pyroute2 import IPRoute
+        with IPRoute() as ipr:
+            routes = ipr.route("get", dst=conn[0])
+            out = []
+            for r in routes:
+                index = r.get_attr("RTA_OIF")
+                links = ipr.link("get", index=index) if index else []
+                out += [link.get_attr("IFLA_IFNAME") for link in links]
+            return out
+    except Exception:  # noqa: BLE001 -- a guess at risk must never stop a plan
+        return []
+
+
+def persistence(root, name):
+    """Which file keeps a NIC's settings at boot: NM keyfile, ifcfg, or a .link file."""
+    for fname in root.listdir(PERSIST_NM):
+        path = "%s/%s" % (PERSIST_NM, fname)
+        text = root.read_text(path) or ""
+        if fname.endswith(".nmconnection") and re.search(r"(?m)^\s*interface-name\s*=\s*%s\s*$"
+                                                         % re.escape(name), text):
+            return {"kind": "nm", "path": path, "text": text}
+    ifcfg = "%s/ifcfg-%s" % (PERSIST_IFCFG, name)
+    if root.exists(ifcfg):
+        return {"kind": "ifcfg", "path": ifcfg, "text": root.read_text(ifcfg)}
+    link = "/etc/systemd/network/70-numatune-%s.link" % name
+    return {"kind": "link", "path": link, "text": root.read_text(link)}
+
+
+def read(root, names, ethtool_groups=True, flows=()):
+    """Facts for the interfaces in ``names`` (all when None); the others get
+    the few fields that matching needs. ``names=[]`` is that cheap pass alone."""
+    all_names = [n for n in root.listdir(NET_DIR) if n != "bonding_masters"]
+    brief = names is not None and not names
+    interrupts = {} if brief else parse_interrupts(root.read_text("/proc/interrupts"))
+    ifaces = {}
+    snap = None if root.is_live or brief else read_ethtool_file(root)
+    for name in all_names:
+        info = read_interface(root, name)
+        if root.is_live and info["virtual"] and not info["driver"]:
+            # Virtual links have no driver symlink; rtnetlink knows their kind.
+            from numatune.families.network import nic
+            info["driver"] = nic.link_kind(name)
+        if names is not None and name not in names:
+            ifaces[name] = {k: info[k] for k in ("name", "driver", "pci", "address", "master", "virtual",
+                                                 "numa_node", "mtu", "operstate", "bonding", "type")}
+            continue
+        info["irqs"] = {}
+        for irq in nic_irqs(info, interrupts):
+            affinity = root.read_value("/proc/irq/%s/smp_affinity_list" % irq)
+            info["irqs"][irq] = {"affinity": parse_cpulist(affinity) if affinity is not None else None,
+                                 "counts": interrupts.get(irq, {}).get("counts", [])}
+        info["uevent"] = parse_uevent(root.read_text("%s/%s/uevent" % (NET_DIR, name)))
+        info["persist"] = persistence(root, name)
+        if ethtool_groups:
+            if root.is_live:
+                from numatune.families.network import nic
+                info["ethtool"] = nic.read(name, tuple(sorted(set(nic.FLOWS) | set(flows))))
+            else:
+                info["ethtool"] = (snap or {}).get(name)
+        ifaces[name] = info
+    # A snapshot may lack the "master" links; the bonds' slave lists say the same.
+    for name, info in ifaces.items():
+        for slave in (info.get("bonding") or {}).get("slaves", []):
+            if slave in ifaces and not ifaces[slave].get("master"):
+                ifaces[slave]["master"] = name
+    return {
+        "interfaces": ifaces,
+        "default_route": parse_route(root.read_text("/proc/net/route")),
+        "ssh": [] if brief else ssh_interfaces(root),
+        "irqbalance": False if brief else irqbalance_running(root),
+        "snapshot": None if root.is_live else (ETHTOOL_FILE if snap is not None else None),
+    }
+
+
+def ethtool_snapshot(root):
+    """The snapshot file's content for the live host (see the module docstring)."""
+    from numatune.families.network import nic
+    out = {}
+    for name in root.listdir(NET_DIR):
+        if name in ("lo", "bonding_masters") or not root.isdir("%s/%s" % (NET_DIR, name)):
+            continue
+        try:
+            out[name] = nic.read(name)
+        except OSError:
+            continue  # vanished while we looked
+    return {"version": 1, "interfaces": out}
+
+
+# What `numatune snapshot` adds on the live host: each NIC's sysfs files
+# (through the /sys/class/net symlink, which the generic walker does not
+# follow), IRQ affinities and the ethtool file. (/proc/net/route and the
+# ifcfg/NetworkManager/.link files are in snapshot.PATTERNS.) Only on the live root: ethtool values need
+# netlink, and a capture under --root already holds what it holds.
+IFACE_FILES = ("mtu", "operstate", "speed", "address", "type", "uevent", "master",
+               "bonding/mode", "bonding/xmit_hash_policy", "bonding/miimon", "bonding/slaves")
+DEVICE_FILES = ("numa_node", "local_cpulist", "local_cpus", "irq", "uevent", "driver")
+
+
+def snapshot_extra(root):
+    """(host paths to add, {tar member name: bytes}) for a snapshot."""
+    paths = []
+    for name in root.listdir(NET_DIR):
+        link = "%s/%s" % (NET_DIR, name)
+        if not root.islink(link):
+            continue
+        paths.append(link)
+        real = root.realpath(link)
+        paths += ["%s/%s" % (real, f) for f in IFACE_FILES if root.exists("%s/%s" % (real, f))
+                  or root.islink("%s/%s" % (real, f))]
+        paths += ["%s/queues/%s/rps_cpus" % (real, q) for q in root.listdir(real + "/queues")
+                  if root.exists("%s/queues/%s/rps_cpus" % (real, q))]
+        if root.islink(real + "/device"):
+            paths.append(real + "/device")
+            dev = root.realpath(real + "/device")
+            paths += ["%s/%s" % (dev, f) for f in DEVICE_FILES if root.exists("%s/%s" % (dev, f))
+                      or root.islink("%s/%s" % (dev, f))]
+            paths += ["%s/msi_irqs/%s" % (dev, i) for i in root.listdir(dev + "/msi_irqs")]
+    paths += ["/proc/irq/%s/smp_affinity_list" % i for i in root.listdir("/proc/irq") if i.isdigit()]
+    data = json.dumps(ethtool_snapshot(root), indent=1, sort_keys=True) + "\n"
+    return paths, {ETHTOOL_FILE.lstrip("/"): data.encode()}

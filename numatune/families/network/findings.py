@@ -1,0 +1,86 @@
+"""What the network facts say without a setting to change: NIC IRQs served
+on a remote NUMA node, one node taking every NIC interrupt, and bond slaves
+with different MTUs."""
+from numatune.facts.cpulist import format_cpulist
+from numatune.model import Finding
+
+# A node serving at least this share of all NIC interrupts is "taking all".
+SKEW = 0.9
+
+
+def _node_of_cpu(topology):
+    out = {}
+    for node, info in topology["nodes"].items():
+        for cpu in info.get("cpus") or []:
+            out[cpu] = int(node)
+    return out
+
+
+def remote_irqs(name, info, topology):
+    """[(irq, remote cpus)] for IRQs that ran (or may run) off the NIC's node."""
+    node = info.get("numa_node")
+    if node is None or node < 0:
+        return []
+    local = set((topology["nodes"].get(str(node)) or {}).get("cpus") or [])
+    if not local:
+        return []
+    out = []
+    for irq, state in sorted(info.get("irqs", {}).items(), key=lambda kv: int(kv[0])):
+        served = [cpu for cpu, n in enumerate(state.get("counts") or []) if n]
+        if not served:
+            served = state.get("affinity") or []
+        remote = sorted(set(served) - local)
+        if remote:
+            out.append((irq, remote))
+    return out
+
+
+def findings(data, net, topology, wanted):
+    ifaces = net["interfaces"]
+    cpu_node = _node_of_cpu(topology)
+    per_node = {}
+    for name in sorted(wanted):
+        info = ifaces[name]
+        remote = remote_irqs(name, info, topology)
+        if remote:
+            irqs = ", ".join("%s (CPUs %s)" % (irq, format_cpulist(cpus)) for irq, cpus in remote)
+            yield Finding(id="net.remote_irq:%s" % name, severity="warning", area="network", target=name,
+                          rule=",".join(wanted[name][3]),
+                          message="%s sits on node %d but its IRQs are served on other nodes: %s; set "
+                                  "irq_affinity = \"local-node\"" % (name, info["numa_node"], irqs))
+        for state in info.get("irqs", {}).values():
+            for cpu, count in enumerate(state.get("counts") or []):
+                if count and cpu in cpu_node:
+                    per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
+    yield from _skew(per_node, topology)
+    yield from _bond_slaves(ifaces)
+
+
+def _skew(per_node, topology):
+    nodes_with_cpus = [n for n, info in topology["nodes"].items() if info.get("cpus")]
+    total = sum(per_node.values())
+    if len(nodes_with_cpus) < 2 or not total:
+        return
+    node, top = max(per_node.items(), key=lambda kv: kv[1])
+    if top >= SKEW * total:
+        yield Finding(id="net.irq_skew", severity="warning", area="network", target="node%d" % node,
+                      message="node %d serves %d%% of the NIC interrupts while %d other node(s) idle: a single "
+                              "listener NIC; give each node its own NIC and listener (the per-node listener "
+                              "layout of the Oracle area)" % (node, round(100 * top / total),
+                                                              len(nodes_with_cpus) - 1))
+
+
+def _bond_slaves(ifaces):
+    by_master = {}
+    for name, info in ifaces.items():
+        if info.get("master") and info.get("mtu") is not None:
+            by_master.setdefault(info["master"], []).append((name, info["mtu"]))
+    for master, slaves in sorted(by_master.items()):
+        mtus = {mtu for _, mtu in slaves}
+        if master in ifaces and ifaces[master].get("mtu") is not None:
+            mtus.add(ifaces[master]["mtu"])
+        if len(mtus) > 1:
+            listing = ", ".join("%s %d" % s for s in sorted(slaves))
+            yield Finding(id="net.bond_mtu:%s" % master, severity="warning", area="network", target=master,
+                          message="%s (MTU %s) has slaves with different MTUs: %s; set the MTU on the bond, "
+                                  "not on a slave" % (master, ifaces.get(master, {}).get("mtu"), listing))

@@ -1,0 +1,163 @@
+"""NIC settings: MTU through rtnetlink, channels/coalescing/rings through
+pyroute2's ethtool support, the RSS hash through the rxnfc ioctl.
+
+A write names one interface and one group (``mtu``, ``channels``,
+``coalesce``, ``ring``, ``rx_flow_hash``, ``bond``) with the values to set; the op
+keeps the same keys' values before, so revert sets exactly those back and
+leaves every other setting of the NIC alone.
+
+Under ``--root`` there is no netlink: the MTU is the sysfs ``mtu`` file of
+the copy and ethtool groups live in the snapshot file
+(:data:`numatune.families.network.facts.ETHTOOL_FILE`); the op keeps the file's bytes so
+revert leaves the copy identical. Bonding options are written through the
+bond's sysfs files (``bonding/mode``...), its kernel interface, everywhere.
+"""
+import base64
+import json
+import os
+
+from numatune.families.network.facts import ETHTOOL_FILE, NET_DIR
+from numatune.apply.value import _write
+
+
+BOND_KEYS = ("mode", "xmit_hash_policy", "miimon")
+
+
+def _normal(group, values):
+    if values is None:
+        return None
+    if group == "bond":
+        return {k: int(v) if k == "miimon" else str(v) for k, v in values.items()}
+    if group == "rx_flow_hash":
+        from numatune.families.network.rxnfc import canonical
+        return {k: canonical(v) if v is not None else None for k, v in values.items()}
+    return {k: int(v) if v is not None else None for k, v in values.items()}
+
+
+def _offline_path(ifname, group):
+    return "%s/%s/mtu" % (NET_DIR, ifname) if group == "mtu" else ETHTOOL_FILE
+
+
+def _read_offline(root, ifname, group, keys):
+    if group == "mtu":
+        value = root.read_value(_offline_path(ifname, group))
+        return None if value is None else {"mtu": int(value)}
+    text = root.read_text(ETHTOOL_FILE)
+    if text is None:
+        return None
+    entry = (json.loads(text).get("interfaces", {}).get(ifname) or {}).get(group)
+    if entry is None:
+        return None
+    return {k: entry.get("current", {}).get(k) for k in keys}
+
+
+def _bond_file(ifname, key):
+    return "%s/%s/bonding/%s" % (NET_DIR, ifname, key)
+
+
+def _read_bond(root, ifname, keys):
+    # The kernel prints "802.3ad 4" and takes "802.3ad": compare the name.
+    out = {}
+    for key in keys:
+        text = root.read_value(_bond_file(ifname, key))
+        if text is None:
+            return None
+        out[key] = text.split(" ")[0]
+    return out
+
+
+def read_current(root, ifname, group, keys):
+    if group == "bond":
+        # Bonding's own interface is sysfs, live and on a copy alike.
+        return _normal(group, _read_bond(root, ifname, keys))
+    if root.is_live:
+        from numatune.families.network import nic
+        return _normal(group, nic.current(ifname, group, keys))
+    return _normal(group, _read_offline(root, ifname, group, keys))
+
+
+def capture(root, write):
+    ifname, group, after = write.args["ifname"], write.args["group"], write.args["values"]
+    keys = sorted(after)
+    before = read_current(root, ifname, group, keys)
+    if before is None:
+        raise OSError(95, "%s does not support %s" % (ifname, group))
+    after = _normal(group, after)
+    op = {"kind": "netdev", "path": write.path, "ifname": ifname, "group": group,
+          "before": before, "after": after, "unchanged": before == after}
+    if group == "bond":
+        if not root.is_live:
+            op["raw"] = {k: base64.b64encode(root.read_bytes(_bond_file(ifname, k))).decode() for k in keys}
+        return op
+    if not root.is_live:
+        op["file"] = _offline_path(ifname, group)
+        op["raw"] = base64.b64encode(root.read_bytes(op["file"])).decode()
+    return op
+
+
+def _write_offline(root, op, values):
+    if op["group"] == "mtu":
+        _write(root, op["file"], str(values["mtu"]))
+        return
+    data = json.loads(root.read_text(ETHTOOL_FILE))
+    current = data["interfaces"][op["ifname"]][op["group"]].setdefault("current", {})
+    current.update(values)
+    real = root.join(ETHTOOL_FILE)
+    tmp = real + ".numatune-tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.chmod(tmp, os.stat(real).st_mode & 0o7777)
+    os.rename(tmp, real)
+
+
+def _write_bond(root, op, values):
+    # mode last: the kernel refuses it on a bond that is up with slaves, and
+    # the op's other keys then roll back with it.
+    for key in sorted(values, key=lambda k: BOND_KEYS.index(k), reverse=True):
+        _write(root, _bond_file(op["ifname"], key), str(values[key]))
+
+
+def perform(root, op):
+    if op["group"] == "bond":
+        _write_bond(root, op, op["after"])
+        return
+    if root.is_live:
+        from numatune.families.network import nic
+        nic.write(op["ifname"], op["group"], op["after"])
+    else:
+        _write_offline(root, op, op["after"])
+
+
+def current_matches(root, op, side):
+    return read_current(root, op["ifname"], op["group"], sorted(op[side])) == op[side]
+
+
+def restore(root, op):
+    if op["group"] == "bond":
+        if "raw" in op and not root.is_live:
+            for key, raw in op["raw"].items():
+                _write(root, _bond_file(op["ifname"], key), base64.b64decode(raw))
+        else:
+            _write_bond(root, op, op["before"])
+        return
+    if root.is_live:
+        from numatune.families.network import nic
+        nic.write(op["ifname"], op["group"], op["before"])
+        return
+    real = root.join(op["file"])
+    data = base64.b64decode(op["raw"])
+    if op["group"] == "mtu":
+        _write(root, op["file"], data)
+        return
+    tmp = real + ".numatune-tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, os.stat(real).st_mode & 0o7777)
+    os.rename(tmp, real)
+
+
+def describe(op):
+    def fmt(values):
+        return ", ".join("%s %s" % (k, v) for k, v in sorted(values.items()))
+    return "%s %s: %s -> %s" % (op["ifname"], op["group"], fmt(op["before"]), fmt(op["after"]))

@@ -1,0 +1,232 @@
+"""Findings about how the instances share the host: CPU caging vs binding,
+RAC In-Memory services, HugePages fit, and the running instance's own
+evidence against the policy. Pure: (policy data, facts) in, Findings out."""
+from numatune.model import Finding
+from numatune.families.oracle import desired, pool, services, sizing, values
+
+
+def _f(id, severity, message, target="", why="", rule=""):
+    return Finding(id=id, severity=severity, message=message, target=target, area="oracle", rule=rule, why=why)
+
+
+def _int(params, name):
+    v = params.get(name)
+    b = values.to_bytes(v)
+    return b if b is not None else None
+
+
+def cpu_modes(data, facts):
+    """[(sid, params, mode)] with mode "caged", "bound" or None."""
+    out = []
+    for inst in facts["oracle"]["instances"]:
+        p = desired.after(data, inst)
+        group = (p.get("processor_group_name") or "").strip("'\"")
+        plan = (p.get("resource_manager_plan") or "").strip("'\"")
+        mode = "bound" if group else "caged" if plan and (_int(p, "cpu_count") or 0) > 0 else None
+        out.append((inst["sid"], p, mode))
+    return out
+
+
+def caging_binding(data, facts):
+    modes = cpu_modes(data, facts)
+    threads = facts["topology"]["summary"]["cpus_online"] or len(facts["topology"]["online"])
+    caged = [(sid, p) for sid, p, m in modes if m == "caged"]
+    for sid, p, mode in modes:
+        count = _int(p, "cpu_count")
+        plan = (p.get("resource_manager_plan") or "").strip("'\"")
+        if mode is None and count and not plan:
+            yield _f("oracle.caging-no-plan:" + sid, "warning",
+                     "%s sets cpu_count = %d without a resource_manager_plan: the CPUs are not caged" % (sid, count),
+                     sid, "instance caging needs a resource_manager_plan (e.g. default_plan)", "oracle.caging")
+        if mode == "caged" and count < 2:
+            yield _f("oracle.caging-one-cpu:" + sid, "warning",
+                     "%s is caged to cpu_count = %d; caged instances need at least 2" % (sid, count), sid,
+                     "with one CPU a single busy session starves background processes", "oracle.caging")
+    total = sum(_int(p, "cpu_count") for _, p in caged)
+    if caged and total > threads:
+        yield _f("oracle.caging-oversubscribed", "warning",
+                 "caged instances have cpu_count %d in total, more than the %d CPU threads: their guarantees "
+                 "break under load" % (total, threads), "cpu_count", "keep the sum of cpu_count <= CPU threads",
+                 "oracle.caging")
+    if len(caged) > threads // 2 and caged:
+        yield _f("oracle.caging-too-many", "warning",
+                 "%d caged instances on %d CPU threads: at most %d" % (len(caged), threads, threads // 2),
+                 "cpu_count", "consolidate, or bind instances to cpusets instead", "oracle.caging")
+    yield from _binding(data, facts, modes)
+    if len(modes) > 1:
+        for sid, _, mode in modes:
+            if mode is None:
+                yield _f("oracle.unmanaged-cpu:" + sid, "warning",
+                         "%s is neither caged (resource_manager_plan + cpu_count) nor bound (processor_group_name) "
+                         "on a host that runs %d instances" % (sid, len(modes)), sid,
+                         "one busy instance can take every CPU from the others", "oracle.caging")
+
+
+def _binding(data, facts, modes):
+    sets = pool.cpusets(data, facts)
+    node_cpus = {nid: set(n["cpus"]) for nid, n in facts["topology"]["nodes"].items()}
+    groups = {}
+    for sid, p, mode in modes:
+        if mode != "bound":
+            continue
+        name = p["processor_group_name"].strip("'\"")
+        cs = sets.get(name)
+        if cs is None:
+            yield _f("oracle.no-cpuset:" + sid, "critical",
+                     "%s is bound to processor group %r, but neither the policy's [[cpuset]] nor the host has it: "
+                     "the instance will not start (ORA-56729)" % (sid, name), sid,
+                     "add [[cpuset]] name = %r to the policy" % name, "oracle.binding")
+            continue
+        groups[name] = cs
+        cpus, mems = set(cs["cpus"]), {str(m) for m in cs["mems"]}
+        cpu_nodes = {nid for nid, c in node_cpus.items() if c & cpus}
+        if cpus and (not mems or cpu_nodes - mems or mems - cpu_nodes):
+            yield _f("oracle.cpuset-not-local:" + sid, "warning",
+                     "cpuset %r of %s has CPUs on node(s) %s but memory on node(s) %s: not NUMA-local"
+                     % (name, sid, ",".join(sorted(cpu_nodes, key=int)) or "-",
+                        ",".join(sorted(mems, key=int)) or "-"), sid,
+                     "give the cpuset the CPUs and the memory of the same nodes", "oracle.binding")
+    names = sorted(groups)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared = set(groups[a]["cpus"]) & set(groups[b]["cpus"])
+            if shared:
+                yield _f("oracle.cpuset-overlap:%s:%s" % (a, b), "warning",
+                         "processor groups %r and %r share CPUs %s: neither guarantee holds"
+                         % (a, b, ",".join(map(str, sorted(shared)))), "%s,%s" % (a, b), "", "oracle.binding")
+
+
+def rac_inmemory(data, facts):
+    by_sid = {i["sid"].upper(): i for i in facts["oracle"]["instances"]}
+    for svc in services.read_services(data, facts):
+        for sid in svc["preferred"] + svc["available"]:
+            inst = by_sid.get(sid.upper())
+            if inst is None:
+                continue
+            group = (desired.after(data, inst).get("parallel_instance_group") or "").strip("'\"")
+            if group.upper() != svc["name"].upper():
+                yield _f("oracle.rac-inmemory:%s:%s" % (svc["name"], sid), "warning",
+                         "%s can run service %s but parallel_instance_group is %r, not %r"
+                         % (sid, svc["name"], group or "(unset)", svc["name"]), sid,
+                         "after a failover or relocation the In-Memory column store is populated across all "
+                         "instances instead of the service's, and queries read it over the interconnect",
+                         "oracle.rac-inmemory")
+
+
+def hugepages_fit(data, facts):
+    hp = data.get("hugepages") or {}
+    kb = pool.page_kb(data)
+    sizes = pool.instance_sizes(data, facts, kb)
+    topo = facts["topology"]
+    for inst, size in zip(facts["oracle"]["instances"], sizes):
+        p = desired.after(data, inst)
+        sid = inst["sid"]
+        if size["source"] == "amm" and (hp or topo["hugepages"].get(str(kb), {}).get("nr")):
+            yield _f("oracle.amm-hugepages:" + sid, "warning",
+                     "%s uses AMM (memory_target set): its SGA cannot use HugePages" % sid, sid,
+                     "set memory_target = 0 with sga_target and pga_aggregate_target", "oracle.hugepages")
+        ulp = (p.get("use_large_pages") or "TRUE").strip("'\"").upper()
+        if ulp != "ONLY" and size["pages"]:
+            yield _f("oracle.large-pages-not-only:" + sid, "warning",
+                     "%s has use_large_pages = %s: the SGA can end up partly on 4K pages" % (sid, ulp), sid,
+                     "use_large_pages = ONLY refuses to start instead (numatune sets it only with a pool that fits)",
+                     "oracle.hugepages")
+    needed = sum(s["pages"] for s in sizes)
+    if not needed:
+        return
+    have = pool_after(data, facts, kb)
+    if have < needed:
+        yield _f("oracle.pool-too-small", "critical",
+                 "the %dkB HugePages pool has %d pages; the SGAs need %d (%s)"
+                 % (kb, have, needed, ", ".join("%s %d" % (s["sid"], s["pages"]) for s in sizes)),
+                 "hugepages-%dkB" % kb, "ORAchk rates this CRITICAL; set [hugepages] count = \"auto\"",
+                 "oracle.hugepages")
+    for s in sizes:
+        for nid in s["nodes"] or []:
+            node = topo["nodes"].get(nid, {}).get("hugepages", {}).get(str(kb), {})
+            share = -(-s["pages"] // len(s["nodes"]))
+            planned = (_placement(data, facts) or {}).get(nid, node.get("nr", 0))
+            if planned < share:
+                yield _f("oracle.node-pool-too-small:%s:%s" % (s["sid"], nid), "warning",
+                         "%s is bound to node %s, whose pool has %d pages; its SGA needs %d there"
+                         % (s["sid"], nid, planned, share), s["sid"], "", "oracle.hugepages")
+    yield from _shm(data, facts, sizes)
+
+
+def _placement(data, facts):
+    from numatune.families.hugepages import knob as hugepages
+    hp = hugepages.resolved(data, facts)
+    return hp.get("placement") if isinstance(hp.get("placement"), dict) else None
+
+
+def pool_after(data, facts, kb):
+    from numatune.families.hugepages import knob as hugepages
+    hp = hugepages.resolved(data, facts)
+    if "count" in hp and pool.page_kb(data) == kb:
+        return hp["count"]
+    return pool.live_pages(facts, kb)
+
+
+def pool_fits(data, facts):
+    """True when the pool (as planned, else live) holds every SGA."""
+    kb = pool.page_kb(data)
+    return pool_after(data, facts, kb) >= sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
+
+
+def _shm(data, facts, sizes):
+    shm = facts["oracle"]["shm"]
+    sysctl = data.get("sysctl", {})
+
+    def limit(key, live):
+        spec = sysctl.get("kernel." + key)
+        v = spec.get("value") if isinstance(spec, dict) else spec
+        try:
+            return int(v) if v is not None else live
+        except ValueError:
+            return live
+    shmmax, shmall = limit("shmmax", shm["shmmax"]), limit("shmall", shm["shmall"])
+    biggest = max(s["sga"] for s in sizes)
+    if shmmax is not None and shmmax < biggest:
+        yield _f("oracle.shmmax", "warning", "kernel.shmmax = %d is below the largest SGA (%d bytes)"
+                 % (shmmax, biggest), "kernel.shmmax", "the SGA is split into more segments or fails",
+                 "oracle.hugepages")
+    total = sum(s["sga"] for s in sizes)
+    if shmall is not None and shmall * shm["page_size"] < total:
+        yield _f("oracle.shmall", "warning", "kernel.shmall = %d pages (%d bytes) is below the SGAs' %d bytes"
+                 % (shmall, shmall * shm["page_size"], total), "kernel.shmall", "instances fail to start",
+                 "oracle.hugepages")
+
+
+def evidence(data, facts):
+    """The running instance (alert log, numa_maps) against the policy."""
+    for inst in facts["oracle"]["instances"]:
+        sid, ev = inst["sid"], inst.get("evidence")
+        p = desired.after(data, inst)
+        if ev:
+            numa = (p.get("_enable_numa_support") or "").strip("'\"").upper()
+            if numa == "TRUE" and ev.get("numa_enabled") is False:
+                yield _f("oracle.running-no-numa:" + sid, "warning",
+                         "%s's last startup logged \"Oracle NUMA support not enabled\"" % sid, inst["alert_log"],
+                         "restart the instance after the parameter change", "oracle.evidence")
+            for kb, row in ev.get("large_pages", {}).items():
+                if row.get("expected") and row.get("allocated", 0) < row["expected"]:
+                    yield _f("oracle.running-short-pages:%s:%s" % (sid, kb), "warning",
+                             "%s allocated %d of %d expected %skB pages at its last startup"
+                             % (sid, row["allocated"], row["expected"], kb), inst["alert_log"], "", "oracle.evidence")
+            group = (p.get("processor_group_name") or "").strip("'\"")
+            got = (ev.get("processor_group") or {}).get("name")
+            if group and got != group:
+                yield _f("oracle.running-group:" + sid, "warning",
+                         "%s should run in processor group %r; its last startup logged %s"
+                         % (sid, group, repr(got) if got else "none"), inst["alert_log"], "", "oracle.evidence")
+            for line in ev.get("errors", []):
+                yield _f("oracle.alert:%s:%s" % (sid, line[:40]), "warning", "%s alert log: %s" % (sid, line),
+                         inst["alert_log"], "", "oracle.evidence")
+        nodes = inst.get("sga_nodes")
+        bound = pool.bound_nodes(data, facts, p)
+        if nodes and bound:
+            outside = {n: kb for n, kb in nodes.items() if n not in bound and kb}
+            if outside:
+                yield _f("oracle.sga-off-node:" + sid, "warning",
+                         "%s is bound to node(s) %s but has SGA pages on node(s) %s" % (
+                             sid, ",".join(bound), ",".join(sorted(outside, key=int))), sid, "", "oracle.evidence")

@@ -1,0 +1,263 @@
+"""[[block]]: queue and SCSI settings by device selector, live through sysfs
+and persistent through numatune's udev rules (plus multipath.conf's managed
+section for the arrays a rule names).
+
+A rule that selects a multipath map applies to the map and to every path
+under it (``slaves/``), as users of 3PAR and other multipath LUNs expect.
+When several rules set the same attribute on a device, the later one wins,
+as later policy files win over earlier ones.
+"""
+import fnmatch
+import re
+
+from numatune.families.storage import multipath_conf, udev_rules
+from numatune.errors import PolicyError
+from numatune.families.storage import facts as facts_block
+from numatune.model import Change, Compliant, Finding, Write
+from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
+from numatune.families.storage import persist as block_persist
+
+NAME = "block"
+SCHEDULERS = ("deadline", "mq-deadline", "none", "noop", "cfq", "bfq", "kyber")
+# Policy name -> what a device may call it, best first: blk-mq kernels renamed
+# deadline to mq-deadline and noop to none; bfq took over from cfq.
+SCHEDULER_NAMES = {"deadline": ["mq-deadline", "deadline"], "mq-deadline": ["mq-deadline", "deadline"],
+                   "none": ["none", "noop"], "noop": ["none", "noop"], "cfq": ["cfq", "bfq"], "bfq": ["bfq"],
+                   "kyber": ["kyber"]}
+CACHE_TYPES = ("write through", "write back", "none")
+# Write order on one device: the scheduler first (switching it resets nr_requests).
+ATTRS = ("scheduler", "nr_requests", "max_sectors_kb", "read_ahead_kb", "rotational", "nomerges", "rq_affinity",
+         "queue_depth", "cache_type")
+SCSI_ATTRS = ("queue_depth", "cache_type")
+GLOB = Scalar(str, check=lambda v: "must not be empty" if not v.strip() else None)
+
+MATCH = Table({
+    "name": Either(GLOB, Array(GLOB)),
+    "kind": Scalar(str, choices=facts_block.KINDS),
+    "vendor": GLOB,
+    "model": GLOB,
+    "rotational": Scalar(bool),
+    "udev": Table(extra=GLOB, extra_key=r"^[A-Z][A-Z0-9_]*$", extra_doc="udev properties look like ID_SERIAL"),
+    "wwn": GLOB,
+    "dm_name": GLOB,
+}, doc="which devices: name, kind, vendor, model, rotational, udev, wwn, dm_name")
+POLICY = {
+    "block": TableArray(Table({
+        "match": MATCH,
+        "scheduler": Scalar(str, choices=SCHEDULERS),
+        "nr_requests": Scalar(int, minimum=4, maximum=1 << 20),
+        "max_sectors_kb": Scalar(int, minimum=4, maximum=1 << 31),
+        "read_ahead_kb": Scalar(int, minimum=0, maximum=1 << 31),
+        "rotational": Scalar(int, bool, choices=(0, 1, False, True)),
+        "nomerges": Scalar(int, choices=(0, 1, 2)),
+        "rq_affinity": Scalar(int, choices=(0, 1, 2)),
+        "queue_depth": Scalar(int, minimum=1, maximum=65535),
+        "cache_type": Scalar(str, choices=CACHE_TYPES),
+        "acknowledge_volatile_cache_risk": Scalar(bool),
+        "multipath": Table(extra=Scalar(str, int, bool), extra_key=r"^[a-z][a-z_]*$",
+                           extra_doc="multipath.conf device keys look like rr_min_io_rq"),
+        "why": WHY,
+    })),
+}
+
+
+def check_policy(data):
+    for i, rule in enumerate(data.get("block") or []):
+        key = "block[%d]" % i
+        if not rule.get("match"):
+            yield SchemaError(key, "%s has no match: it would select every device, the boot disk too" % key,
+                              'say which devices, e.g. match = { vendor = "3PARdata", model = "VV" }')
+        if not settings_of(rule) and "multipath" not in rule:
+            yield SchemaError(key, "%s sets nothing" % key, "add scheduler, nr_requests, ... or remove the rule")
+        if "rotational" in rule and "rotational" in rule.get("match", {}):
+            yield SchemaError(key + ".rotational", "%s matches on rotational and also sets it: after apply it "
+                              "would no longer select the same devices" % key, "match on vendor/model instead")
+        if "cache_type" in rule and rule.get("acknowledge_volatile_cache_risk") is not True:
+            yield SchemaError(key + ".cache_type", "%s.cache_type causes data loss on devices with a volatile "
+                              "cache and is refused" % key,
+                              "only for arrays with non-volatile cache: add acknowledge_volatile_cache_risk = true")
+        if "multipath" in rule and not {"vendor", "model"} <= set(rule.get("match", {})):
+            yield SchemaError(key + ".multipath", "%s.multipath needs match.vendor and match.model: they name "
+                              "the multipath.conf device entry" % key, 'match = { vendor = "3PARdata", model = "VV" }')
+
+
+def settings_of(rule):
+    """{attr: value as sysfs spells it}, in write order."""
+    out = {}
+    for attr in ATTRS:
+        if attr in rule:
+            value = rule[attr]
+            out[attr] = str(int(value)) if isinstance(value, bool) else str(value)
+    return out
+
+
+def selects(match, dev):
+    for field, want in match.items():
+        if field == "name":
+            if not any(fnmatch.fnmatchcase(dev["name"], p) for p in (want if isinstance(want, list) else [want])):
+                return False
+        elif field == "kind":
+            if dev["kind"] != want:
+                return False
+        elif field == "rotational":
+            if dev["rotational"] is None or bool(dev["rotational"]) != want:
+                return False
+        elif field == "wwn":
+            if not dev["wwn"] or not fnmatch.fnmatchcase(facts_block.normalize_wwn(dev["wwn"]),
+                                                         facts_block.normalize_wwn(want)):
+                return False
+        elif field == "udev":
+            if not all(k in dev["udev"] and fnmatch.fnmatchcase(dev["udev"][k], v) for k, v in want.items()):
+                return False
+        elif not dev.get(field) or not fnmatch.fnmatchcase(dev[field], want):
+            return False  # vendor, model, dm_name
+    return True
+
+
+def _natural(name):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def select(data, devices):
+    """[(index, rule, direct, expanded, via)] and {device: {attr: (value, index)}}."""
+    per_rule, assigned = [], {}
+    for i, rule in enumerate(data.get("block") or []):
+        direct = sorted((n for n, d in devices.items() if selects(rule["match"], d)), key=_natural)
+        expanded, via = list(direct), {}
+        seen = set(direct)  # 4,096 paths: a list lookup here made planning quadratic
+        for name in direct:
+            dev = devices[name]
+            if dev["kind"] != "dm-multipath":
+                continue
+            for slave in dev["slaves"]:
+                if slave in devices and slave not in seen:
+                    seen.add(slave)
+                    expanded.append(slave)
+                    via[slave] = dev["dm_name"] or name
+        per_rule.append((i, rule, direct, expanded, via))
+        for name in expanded:
+            for attr, value in settings_of(rule).items():
+                assigned.setdefault(name, {})[attr] = (value, i)
+    return per_rule, assigned
+
+
+def read(root, data):
+    if not data.get("block"):
+        return {"source": None, "live": root.is_live, "devices": {}}
+    source, devices = facts_block.discover(root)
+    _, assigned = select(data, devices)
+    for name, attrs in assigned.items():
+        wanted = list(attrs)
+        if "max_sectors_kb" in wanted:
+            wanted.append("max_hw_sectors_kb")
+        devices[name]["settings"] = facts_block.read_settings(root, devices[name], wanted)
+    return {"source": source, "live": root.is_live, "devices": devices,
+            "udev_rules": root.read_text(udev_rules.PATH),
+            "multipath_conf": root.read_text(multipath_conf.PATH),
+            "multipathd": next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)}
+
+
+def resolve_scheduler(wanted, dev):
+    """(name to write or None when compliant, finding message or None)."""
+    sched = dev["scheduler"]
+    names = SCHEDULER_NAMES[wanted]
+    if sched["current"] in names:
+        return None, None
+    for name in names:
+        if name in sched["available"]:
+            return name, None
+    if not sched["available"]:
+        return None, "%s has no I/O scheduler to choose (a bio-based device)" % dev["name"]
+    return None, "%s offers %s, none of %s" % (dev["name"], " ".join(sched["available"]), "/".join(names))
+
+
+def _target(dev, attr, via):
+    where = "%s (path of %s)" % (dev["name"], via) if via else dev["name"]
+    return "%s %s" % (where, attr if attr in SCSI_ATTRS else "queue/" + attr)
+
+
+def _live(dev, attr, value, rule, index, via, scheduler_switch):
+    rule_key = "block[%d].%s" % (index, attr)
+    why = rule.get("why", "")
+    cid = "block.live:%s:%s" % (dev["name"], attr)
+    target = _target(dev, attr, via)
+    if attr == "scheduler":
+        name, problem = resolve_scheduler(value, dev)
+        if problem:
+            yield Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
+                          message=problem + ": scheduler not set")
+        elif name:
+            sysfs = dev["sysfs"] + "/queue/"
+            yield Change(id=cid, area="storage", target=target, current=dev["scheduler"]["current"], desired=name,
+                         scope="live", action="write %sscheduler" % sysfs, why=why, rule=rule_key,
+                         writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
+                                       args={"coupled": [sysfs + "nr_requests"]})])
+        return
+    setting = dev.get("settings", {}).get(attr) or {}
+    current = setting.get("value")
+    if current is None:
+        if dev["kind"] == "dm-multipath" and attr in SCSI_ATTRS:
+            return  # a map has no SCSI device of its own; its paths carry the setting
+        what = "not a SCSI disk" if attr in SCSI_ATTRS else "no such attribute"
+        yield Finding(id=cid, severity="info", area="storage", target=dev["name"], rule=rule_key,
+                      message="%s has no %s (%s): not set" % (dev["name"], attr, what))
+        return
+    if attr == "max_sectors_kb":
+        hw = (dev["settings"].get("max_hw_sectors_kb") or {}).get("value")
+        if hw is not None and int(value) > int(hw):
+            raise PolicyError("block[%d]: max_sectors_kb = %s is above %s's max_hw_sectors_kb %s"
+                              % (index, value, dev["name"], hw),
+                              "the device cannot take larger requests: use at most %s" % hw)
+    # Switching the scheduler resets nr_requests, so it is written again after.
+    if current == value and not (attr == "nr_requests" and scheduler_switch):
+        return
+    write = Write(kind="value", path=setting["path"], value=value)
+    risk = "low"
+    if attr == "cache_type":
+        risk = "high"
+        write = Write(kind="blockattr", path=setting["path"], value=value, args={"prefix": "temporary "})
+    yield Change(id=cid, area="storage", target=target, current=current, desired=value, scope="live",
+                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write])
+
+
+def diff(data, facts):
+    rules = data.get("block") or []
+    if not rules:
+        return
+    mine = facts[NAME]
+    devices = mine["devices"]
+    per_rule, assigned = select(data, devices)
+    for i, rule, direct, expanded, via in per_rule:
+        if not direct:
+            yield Finding(id="block.nomatch:%d" % i, severity="info", area="storage", target="block[%d]" % i,
+                          rule="block[%d].match" % i,
+                          message="block[%d] matches no block device here (%s)" % (i, _describe(rule["match"])))
+    vias = {}
+    for _, _, _, _, via in per_rule:
+        vias.update(via)
+    compliant = {i: True for i, *_ in per_rule}
+    for name in sorted(assigned, key=_natural):
+        dev = devices[name]
+        attrs = assigned[name]
+        switch = "scheduler" in attrs and resolve_scheduler(attrs["scheduler"][0], dev)[0] is not None
+        for attr in ATTRS:
+            if attr not in attrs:
+                continue
+            value, index = attrs[attr]
+            for item in _live(dev, attr, value, rules[index], index, vias.get(name), switch):
+                if isinstance(item, Change):
+                    compliant[index] = False
+                yield item
+    for i, rule, direct, expanded, via in per_rule:
+        if direct and compliant[i] and settings_of(rule):
+            yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s live"
+                            % (i, len(expanded), ", ".join(settings_of(rule))), "storage")
+    yield from block_persist.udev(data, mine, per_rule)
+    yield from block_persist.multipath(data, mine, per_rule)
+
+
+def _describe(match):
+    return ", ".join("%s=%s" % (k, match[k]) for k in sorted(match))
+
+
+EDITORS = {"block_udev_rules": block_persist.udev_rules_file, "multipath_section": multipath_conf.multipath_section}

@@ -1,0 +1,182 @@
+"""numatune's udev rules file: generate it, parse it back, and tell which
+devices a rule matches.
+
+A rule is a list of match keys and one assignment, one rule per setting, so
+udev gives hot-added paths the same queue settings as `apply` gives the
+devices present now. The parser reads the subset of udev syntax the
+generator writes (and the usual ==, !=, = with "|" alternatives), because
+`udevadm verify` needs a newer systemd than RHEL 9 ships.
+"""
+import fnmatch
+import re
+
+from numatune.families.storage.facts import NAME_KINDS, normalize_wwn
+
+PATH = "/etc/udev/rules.d/90-numatune.rules"
+HEADER = ("# Managed by numatune (%s): block queue settings of the [[block]] policy,\n"
+          "# so devices added later (new paths, new LUNs) get them too.\n"
+          "# Changes here are overwritten by `numatune apply` and restored by `numatune revert`.\n" % PATH)
+# Kernel names of the kinds that are not plain disks (see facts.block.NAME_KINDS).
+NOT_DISK = "loop*|nvme*|md*|sr*|ram*|zram*|nbd*|dm-*"
+KIND_KEYS = {
+    "disk": [("KERNEL", "!=", NOT_DISK)],
+    "dm-multipath": [("KERNEL", "==", "dm-*"), ("ENV{DM_UUID}", "==", "mpath-*")],
+    "dm": [("KERNEL", "==", "dm-*"), ("ENV{DM_UUID}", "!=", "mpath-*")],
+}
+_KEY_RE = re.compile(r'\s*([A-Z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|:=|=)\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+class RuleSyntaxError(ValueError):
+    pass
+
+
+def quote(value):
+    return str(value).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def selector_keys(match):
+    """udev match keys for a policy ``match`` table (None: not expressible)."""
+    keys = [("ACTION", "==", "add|change"), ("SUBSYSTEM", "==", "block"), ("ENV{DEVTYPE}", "==", "disk")]
+    for field in sorted(match):
+        value = match[field]
+        if field == "name":
+            keys.append(("KERNEL", "==", "|".join(value) if isinstance(value, list) else value))
+        elif field == "kind":
+            keys.extend(KIND_KEYS.get(value) or [("KERNEL", "==", value_pattern(value))])
+        elif field in ("vendor", "model"):
+            keys.append(("ATTRS{%s}" % field, "==", value))
+        elif field == "rotational":
+            keys.append(("ATTR{queue/rotational}", "==", "1" if value else "0"))
+        elif field == "wwn":
+            keys.append(("ENV{ID_WWN_WITH_EXTENSION}", "==", "0x" + normalize_wwn(value)))
+        elif field == "dm_name":
+            keys.append(("ENV{DM_NAME}", "==", value))
+        elif field == "udev":
+            for prop in sorted(value):
+                keys.append(("ENV{%s}" % prop, "==", value[prop]))
+    return keys
+
+
+def value_pattern(kind):
+    return "|".join(p for p, k in NAME_KINDS if k == kind) or kind
+
+
+def format_rule(keys, assign):
+    parts = ['%s%s"%s"' % (k, op, quote(v)) for k, op, v in keys]
+    parts.append('%s="%s"' % (assign[0], quote(assign[1])))
+    return ", ".join(parts)
+
+
+def render(entries):
+    """File text for [(comment, keys, (attr_key, value))], in order."""
+    out = [HEADER]
+    last = None
+    for comment, keys, assign in entries:
+        if comment != last:
+            out.append("\n# %s\n" % comment.replace("\n", " "))
+            last = comment
+        out.append(format_rule(keys, assign) + "\n")
+    return "".join(out)
+
+
+def _logical_lines(text):
+    buf, start = "", None
+    for number, line in enumerate(text.splitlines(), 1):
+        if start is None:
+            start = number
+        if line.endswith("\\"):
+            buf += line[:-1]
+            continue
+        yield start, buf + line
+        buf, start = "", None
+    if buf:
+        yield start, buf
+
+
+def parse(text):
+    """[(keys, [(attr_key, value)])] of every rule, comments and blanks skipped."""
+    rules = []
+    for number, line in _logical_lines(text or ""):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        keys, assigns, pos = [], [], 0
+        while pos < len(line):
+            m = _KEY_RE.match(line, pos)
+            if not m:
+                if line[pos:].strip():
+                    raise RuleSyntaxError("line %d: cannot parse %r" % (number, line[pos:].strip()[:40]))
+                break
+            key, op, value = m.group(1), m.group(2), re.sub(r"\\(.)", r"\1", m.group(3))
+            if op in ("==", "!="):
+                keys.append((key, op, value))
+            else:
+                assigns.append((key, value))
+            pos = m.end()
+        rules.append((keys, assigns))
+    return rules
+
+
+def _lookup(device, key):
+    """The value a match key sees on a device from the facts (None: unknown)."""
+    if key == "KERNEL":
+        return device["name"]
+    if key == "SUBSYSTEM":
+        return "block"
+    if key == "ACTION":
+        return "add"
+    m = re.match(r"^(ENV|ATTRS?)\{(.+)\}$", key)
+    if not m:
+        return None
+    kind, name = m.groups()
+    if kind == "ENV":
+        value = device["udev"].get(name)
+        # udev's own dm rules always set these; a snapshot may lack the database.
+        if value is None and name == "DM_NAME":
+            value = device.get("dm_name")
+        if value is None and name == "DM_UUID":
+            value = device.get("dm_uuid")
+        return value
+    value = device.get("attrs", {}).get(name)
+    # udev ignores trailing blanks of sysfs values (SCSI pads vendor/model).
+    return None if value is None else value.rstrip()
+
+
+_GLOB = set("*?[")
+
+
+def _alternatives(pattern, _cache={}):
+    """(exact set, glob list) of a udev pattern's '|' alternatives, parsed once:
+    a multipath rule lists 1,024 serials and is matched against every device."""
+    parsed = _cache.get(pattern)
+    if parsed is None:
+        alts = pattern.split("|")
+        parsed = ({a for a in alts if not _GLOB & set(a)}, [a for a in alts if _GLOB & set(a)])
+        _cache[pattern] = parsed
+    return parsed
+
+
+def key_matches(device, key, op, pattern):
+    value = _lookup(device, key)
+    hit = False
+    if value is not None:
+        exact, globs = _alternatives(pattern)
+        hit = value in exact or any(fnmatch.fnmatchcase(value, alt) for alt in globs)
+    if op == "!=":
+        # udev: a missing ENV value is the empty string, which != matches.
+        return not hit
+    return hit
+
+
+def matches(keys, device):
+    return all(key_matches(device, k, op, v) for k, op, v in keys)
+
+
+def effective(rules, device):
+    """{attr_key: value} the rules would assign to ``device``, last one wins."""
+    out = {}
+    for keys, assigns in rules:
+        if matches(keys, device):
+            for key, value in assigns:
+                out[key] = value
+    return out

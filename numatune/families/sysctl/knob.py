@@ -1,0 +1,157 @@
+"""sysctl: live through /proc/sys, at boot through our sysctl.d file.
+
+"Persisted" means the value that wins at boot is the desired one, so files
+that load after ours and set another value are part of the plan: their line is
+commented out (journaled) or, with ``foreign_files = "report"``, named.
+"""
+from numatune.families.sysctl import facts as facts_sysctl
+from numatune.model import Change, Compliant, Finding, Write
+from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
+
+NAME = "sysctl"
+MARK = "#numatune# "
+HEADER = ("# Managed by numatune (%s). Changes here are overwritten by\n"
+          "# `numatune apply` and restored by `numatune revert`.\n" % facts_sysctl.OURS)
+
+# Dots separate levels; no '/', no empty or '..' component: a key is never a path trick.
+KEY_RE = r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_:-]+)+$"
+VALUE = Scalar(int, str, check=lambda v: "must be one line" if isinstance(v, str) and "\n" in v else None)
+POLICY = {
+    "sysctl": Table(
+        extra=Either(VALUE, Table({"value": VALUE, "why": WHY})),
+        extra_key=KEY_RE,
+        extra_doc="sysctl names look like kernel.numa_balancing"),
+}
+# Keys other families own; setting them here would make two rules fight.
+OWNED_ELSEWHERE = {"vm.nr_hugepages": "[hugepages] count", "vm.nr_hugepages_mempolicy": "[hugepages]"}
+
+
+def check_policy(data):
+    for key in data.get("sysctl", {}):
+        if key in OWNED_ELSEWHERE:
+            yield SchemaError("sysctl.%s" % key, "sysctl.%s conflicts with %s" % (key, OWNED_ELSEWHERE[key]),
+                              "set it in %s only" % OWNED_ELSEWHERE[key])
+
+
+def rules(data):
+    """[(key, value, why)] from the [sysctl] table."""
+    out = []
+    for key, spec in data.get("sysctl", {}).items():
+        if isinstance(spec, dict):
+            out.append((key, facts_sysctl.normalize(spec["value"]), spec.get("why", "")))
+        else:
+            out.append((key, facts_sysctl.normalize(spec), ""))
+    return out
+
+
+def area_of(key):
+    if key.startswith("vm."):
+        return "memory"
+    if key.startswith("net."):
+        return "network"
+    return "kernel"
+
+
+def read(root, data, extra_keys=()):
+    keys = [k for k, _, _ in rules(data)] + list(extra_keys)
+    return {"live": facts_sysctl.read_live(root, keys), "files": facts_sysctl.read_files(root)}
+
+
+def persist(key, desired, why, facts, data, area=None, live_supported=True):
+    """Changes and findings that make ``desired`` win at boot."""
+    files = facts["files"]
+    area = area or area_of(key)
+    foreign = data.get("policy", {}).get("foreign_files", "edit")
+    ours = facts_sysctl.OURS
+    paths = [f["path"] for f in files]
+    after_ours = paths[paths.index(ours) + 1:] if ours in paths else []
+    win = facts_sysctl.effective(files, key)
+    if win and win[0] == desired:
+        yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)" % (key, desired, win[1], win[2]), area)
+        return
+    ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
+    if not ours_value or ours_value[0] != desired:
+        yield Change(
+            id="sysctl.persist:" + key, area=area, target="%s: %s" % (ours, key),
+            current=win[0] if win else None, desired=desired, scope="persistent",
+            action="set in %s" % ours, why=why, rule="sysctl." + key,
+            writes=[Write(kind="file", path=ours, editor="sysctl_set", args={"key": key, "value": desired})])
+    for f in files:
+        if f["path"] not in after_ours:
+            continue
+        for number, k, value in f["settings"]:
+            if k != key or value == desired:
+                continue
+            if foreign == "report":
+                yield Finding(
+                    id="sysctl.override:%s@%s" % (key, f["path"]), severity="warning", area=area,
+                    target=f["path"], rule="sysctl." + key,
+                    message="%s:%d sets %s = %s after numatune's file, so %s is lost at boot"
+                            % (f["path"], number, key, value, desired))
+            else:
+                yield Change(
+                    id="sysctl.override:%s@%s" % (key, f["path"]), area=area,
+                    target="%s:%d: %s" % (f["path"], number, key), current=value, desired="(commented out)",
+                    scope="persistent", risk="medium", rule="sysctl." + key,
+                    action="comment out a line that loads after %s" % ours,
+                    why=why or "a file that loads later would override the policy at boot",
+                    writes=[Write(kind="file", path=f["path"], editor="sysctl_disable", args={"key": key})])
+
+
+def diff(data, facts):
+    mine = facts[NAME]
+    for key, desired, why in rules(data):
+        live = mine["live"].get(key)
+        area = area_of(key)
+        if live is None:
+            yield Finding(id="sysctl.unsupported:" + key, severity="info", area=area, target=key,
+                          rule="sysctl." + key,
+                          message="%s is not supported on this kernel (%s missing): not set"
+                                  % (key, facts_sysctl.key_path(key)))
+            continue
+        if live != desired:
+            yield Change(
+                id="sysctl.live:" + key, area=area, target=key, current=live, desired=desired,
+                scope="live", action="write %s" % facts_sysctl.key_path(key), why=why, rule="sysctl." + key,
+                writes=[Write(kind="value", path=facts_sysctl.key_path(key), value=desired, format="words")])
+        else:
+            yield Compliant("sysctl.live:" + key, "%s = %s live" % (key, desired), area)
+        yield from persist(key, desired, why, mine, data, area)
+
+
+# Editors: pure functions from a file's current text (None: absent) to its new text.
+
+def _line_key(line):
+    stripped = line.strip()
+    if not stripped or stripped[0] in "#;" or "=" not in stripped:
+        return None
+    return stripped.partition("=")[0].strip().lstrip("-").replace("/", ".")
+
+
+def sysctl_set(text, key, value):
+    lines = (text if text is not None else HEADER).splitlines(True)
+    out, done = [], False
+    for line in lines:
+        if _line_key(line) == key:
+            if not done:
+                out.append("%s = %s\n" % (key, value))
+                done = True
+            continue
+        out.append(line)
+    if not done:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append("%s = %s\n" % (key, value))
+    return "".join(out)
+
+
+def sysctl_disable(text, key):
+    if text is None:
+        return None
+    out = []
+    for line in text.splitlines(True):
+        out.append(MARK + line if _line_key(line) == key else line)
+    return "".join(out)
+
+
+EDITORS = {"sysctl_set": sysctl_set, "sysctl_disable": sysctl_disable}

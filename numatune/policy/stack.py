@@ -1,0 +1,147 @@
+"""Loading and validating policies.
+
+A policy is TOML; it may ``extends`` others (shipped names or paths), and
+several ``--policy`` options stack the same way: later overrides earlier,
+key by key. Every file is validated on its own against the schema the knob
+families declare, so an error names the file and line that holds the mistake.
+"""
+import os
+
+from numatune.errors import PolicyError
+from numatune.policy.loader import merge, parse_file, resolve_ref, schema_error, line_of
+from numatune.policy.schema import Array, Scalar, SchemaError, Table
+
+POLICY_TABLE = Table({
+    "name": Scalar(str),
+    "description": Scalar(str),
+    "extends": Array(Scalar(str)),
+    # Files of other packages (sysctl.d from the Oracle preinstall RPM) that
+    # would override ours: "edit" comments their line out (journaled),
+    # "report" only names them as a finding.
+    "foreign_files": Scalar(str, choices=("edit", "report")),
+})
+
+SITE_POLICY = "/etc/numatune/policy.toml"
+DEFAULT_SHIPPED = "oracle-numa"
+
+
+def shipped_dir():
+    try:
+        from importlib.resources import files
+        path = str(files("numatune.policies"))
+        if os.path.isdir(path):
+            return path
+    except (ImportError, ModuleNotFoundError, TypeError):
+        pass
+    # A source checkout run without installing: policies/ beside the package.
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "policies")
+
+
+def shipped_names():
+    return sorted(n[:-5] for n in os.listdir(shipped_dir()) if n.endswith(".toml"))
+
+
+def schema():
+    from numatune.families import FAMILIES
+    from numatune.policy.waiver import WAIVER
+    fields = {"policy": POLICY_TABLE, "waiver": WAIVER}
+    for family in FAMILIES:
+        fields.update(family.POLICY)
+    return Table(fields)
+
+
+class Policy:
+    def __init__(self, data, sources, texts):
+        self.data = data
+        self.sources = sources
+        self.texts = texts
+
+    @property
+    def name(self):
+        return self.data.get("policy", {}).get("name") or os.path.basename(self.sources[-1])[:-5]
+
+    def section(self, name, default=None):
+        return self.data.get(name, {} if default is None else default)
+
+    def locate(self, dotted, parts=None):
+        """``file:line`` of the last file defining a key, for later errors."""
+        for path in reversed(self.sources):
+            line = line_of(self.texts[path], dotted, parts)
+            if line:
+                return "%s:%d" % (path, line)
+        return self.sources[-1]
+
+
+def default_refs(root):
+    site = root.join(SITE_POLICY)
+    return [site] if os.path.exists(site) else [DEFAULT_SHIPPED]
+
+
+def load(refs, root=None, cwd=None):
+    """A validated, merged Policy from policy references (names or paths)."""
+    if not refs:
+        refs = default_refs(root) if root is not None else [DEFAULT_SHIPPED]
+    spec = schema()
+    texts = {}
+    order = []
+    data = {}
+    for ref in refs:
+        path = resolve_ref(ref, cwd or os.getcwd(), shipped_dir())
+        data = merge(data, _load_chain(path, spec, texts, order, ()))
+    data.setdefault("policy", {})
+    data["policy"].pop("extends", None)
+    from numatune.policy.waiver import normalize
+    normalize(data)
+    policy = Policy(data, order, texts)
+    _cross_check(policy)
+    return policy
+
+
+def from_data(data, label):
+    """A Policy from an already merged table (a saved plan's), validated as a file would be."""
+    try:
+        schema().validate(data, "")
+    except SchemaError as e:
+        raise PolicyError("%s: the policy saved in it is not valid: %s" % (label, e.message), e.hint)
+    policy = Policy(data, [label], {label: ""})
+    _cross_check(policy)
+    return policy
+
+
+def _load_chain(path, spec, texts, order, stack):
+    if path in stack:
+        chain = " -> ".join(list(stack) + [path])
+        raise PolicyError("%s: extends itself: %s" % (path, chain), "remove the cycle from 'extends'")
+    own, text = parse_file(path)
+    try:
+        spec.validate(own, "")
+    except SchemaError as e:
+        raise schema_error(path, text, e)
+    texts[path] = text
+    merged = {}
+    for ref in own.get("policy", {}).get("extends", []):
+        where = "%s:%s" % (path, line_of(text, "policy.extends") or "?")
+        try:
+            parent = resolve_ref(ref, os.path.dirname(path), shipped_dir())
+        except PolicyError as e:
+            raise PolicyError("%s: policy.extends: %s" % (where, e.message), e.hint)
+        if not os.path.isfile(parent):
+            raise PolicyError("%s: policy.extends: %s: no such policy file" % (where, parent),
+                              "paths are relative to the file that names them")
+        merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,)))
+    order.append(path)
+    return merge(merged, own)
+
+
+def _cross_check(policy):
+    from numatune.families import FAMILIES
+    for family in FAMILIES:
+        check = getattr(family, "check_policy", None)
+        if check is None:
+            continue
+        for err in check(policy.data):
+            where = policy.locate(err.key, err.parts)
+            raise PolicyError("%s: %s" % (where, err.message), err.hint)
+
+
+__all__ = ["load", "Policy", "PolicyError", "shipped_dir", "shipped_names", "default_refs"]
