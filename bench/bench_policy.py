@@ -73,7 +73,7 @@ def declared_keys():
     from numatune.families import FAMILIES
     keys = set()
     for family in FAMILIES:
-        keys.update(family.POLICY)
+        keys.update(family.policy)
     return keys
 
 

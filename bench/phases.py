@@ -39,9 +39,9 @@ def main(root_dir, policy_path):
     facts["host"] = timed("facts: host", lambda: kernel.read(root))
     facts["topology"] = timed("facts: topology", lambda: topology.read(root))
     for family in FAMILIES:
-        facts[family.NAME] = timed("read: " + family.NAME, lambda: family.read(root, data))
+        facts[family.name] = timed("read: " + family.name, lambda: family.read(root, data))
     for family in FAMILIES:
-        timed("diff: " + family.NAME, lambda: list(family.diff(data, facts)))
+        timed("diff: " + family.name, lambda: list(family.diff(data, facts)))
     plan = timed("plan.build (all diffs again)", lambda: plan_mod.build(data, facts))
     timed("render: text", lambda: plan_text(plan))
     timed("render: json", lambda: json.dumps(plan.to_json(), indent=2))

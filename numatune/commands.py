@@ -113,10 +113,10 @@ def cmd_apply(args):
         for f in findings:
             print("  %s %s" % (style(f.severity, "%-8s" % f.severity.upper()), f.message))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
-    short = [f for f in findings if f.id.startswith("hugepages.short:")]
+    status = max([f.exit_status for f in findings] + [0])
     if window:
-        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or (1 if short else 0)
-    return 1 if short else 0
+        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or status
+    return status
 
 
 def cmd_confirm(args):
@@ -189,8 +189,7 @@ def cmd_history(args):
 
 def cmd_facts(args):
     root, policy = _prepare(args)
-    from numatune import facts as facts_mod
-    facts = facts_mod.gather(root, policy.data)
+    facts = engine.gather(root, policy.data)
     if args.format == "json":
         _print_json(facts)
     else:

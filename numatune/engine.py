@@ -5,14 +5,15 @@ The CLI, the TUI and the Ansible module all go through here.
 import json
 import os
 
-from numatune import facts as facts_mod
 from numatune import plan as plan_mod
-from numatune.policy import stack as policy_mod
-from numatune.errors import DriftError, RefusedError, UsageError
-from numatune.families.hugepages import knob as hugepages
 from numatune.apply.lock import RunLock
-from numatune.model import AREAS, Plan
 from numatune.apply.transaction import apply_changes, refuse_if_interrupted
+from numatune.errors import DriftError, RefusedError, UsageError
+from numatune.facts import kernel, topology
+from numatune.families import FAMILIES
+from numatune.model import AREAS, Plan
+from numatune.policy import stack as policy_mod
+from numatune.resolve import resolve
 
 
 def check_areas(names):
@@ -28,8 +29,17 @@ def load_policy(refs, root):
     return policy_mod.load(refs, root)
 
 
+def gather(root, data):
+    """Everything the plan needs: host, topology, each family's facts, and
+    the values resolved from them."""
+    facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
+    for family in FAMILIES:
+        facts[family.name] = family.read(root, data)
+    return resolve(data, facts)
+
+
 def make_plan(root, policy, only=None, skip=None):
-    facts = facts_mod.gather(root, policy.data)
+    facts = gather(root, policy.data)
     return plan_mod.build(policy.data, facts, only, skip), facts
 
 
@@ -78,15 +88,20 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         problems = []
         for change in changes:
             now = still.get(change.id)
-            if now is None or change.id.startswith("hugepages.live"):
+            # A write the kernel may take in part is judged by its family below.
+            if now is None or change.partial_ok:
                 continue
             problems.append("%s still %r, wanted %r" % (change.target, now.current, now.desired))
         # A family may refuse what it planned once it sees the host after the
         # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
-        from numatune.families import FAMILIES
+        after["findings"] = []
         for family in FAMILIES:
-            if hasattr(family, "verify_applied"):
-                problems += family.verify_applied(policy.data, changes, facts)
+            if family.after_apply is not None:
+                said = family.after_apply(policy.data, [c for c in changes if family.owns(c)], facts)
+                problems += said.problems
+                for finding in said.findings:
+                    finding.family = family.name
+                after["findings"] += said.findings
         return problems
 
     with RunLock(root):
@@ -94,6 +109,4 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,
                                   verify=verify, on_write=on_write)
     findings = list(after["plan"].findings) if "plan" in after else []
-    if "facts" in after:
-        findings += list(hugepages.shortfalls(changes, after["facts"]))
-    return txid, ops, findings
+    return txid, ops, findings + after.get("findings", [])

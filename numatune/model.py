@@ -66,6 +66,14 @@ class Change:
     # Touches what carries the admin's own session (default route, SSH):
     # apply arms a confirm-or-revert window unless told otherwise.
     needs_confirm: bool = False
+    # The family that planned it (set by the plan; the core looks families up by it).
+    family: str = ""
+    # The kernel may take less than asked (a HugePages pool on a fragmented
+    # node): verify leaves it to the family's after_apply to judge.
+    partial_ok: bool = False
+    # A boot-time change whose effect the running kernel already has: drift
+    # only for the next boot.
+    running_ok: bool = False
 
     def to_json(self):
         # Field by field: asdict() deep-copies every Write only for it to be
@@ -94,6 +102,12 @@ class Finding:
     area: str = ""
     rule: str = ""
     why: str = ""
+    family: str = ""
+    # Waits for a reboot or a restart that will clear it: a warning in check.
+    pending: bool = False
+    # The status apply exits with while this finding stands after the run
+    # (1: the kernel took less than asked).
+    exit_status: int = 0
 
     def to_json(self):
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -109,6 +123,7 @@ class Compliant:
     rule: str
     message: str
     area: str = ""
+    family: str = ""
 
     def to_json(self):
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -21,6 +21,7 @@ def build(data, facts, only=None, skip=None):
     plan = Plan(host=host_summary(facts), policy=data)
     for family in FAMILIES:
         for item in family.diff(data, facts):
+            item.family = family.name
             area = item.area
             if (only and area not in only) or (skip and area in skip):
                 continue
@@ -31,7 +32,7 @@ def build(data, facts, only=None, skip=None):
             elif isinstance(item, Compliant):
                 plan.compliant.append(item)
             else:  # pragma: no cover - a family bug, not user input
-                raise TypeError("%s.diff yielded %r" % (family.__name__, item))
+                raise TypeError("%s.diff yielded %r" % (family.name, item))
     order = {a: i for i, a in enumerate(AREAS)}
     # A stable sort keeps each family's own order (hugepages shrink before grow).
     plan.changes.sort(key=lambda c: order.get(c.area, len(order)))

@@ -11,66 +11,31 @@ import re
 import tarfile
 import time
 
+from numatune.families import FAMILIES
+
 # (directory, name regex, descend into matching subdirectories). Regexes are
 # POSIX ERE ([0-9], no \\d) so the standalone sh script can use them with grep -E.
-PATTERNS = [
+# The host and topology every family shares; each family adds its own
+# (``Family.snapshot``).
+CORE_PATTERNS = [
     ("/proc", r"^(cmdline|meminfo|cpuinfo|version|mounts|interrupts)$", False),
-    ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
-    ("/proc/sys/vm", r".*", False),
-    ("/proc/sys/net/core", r"^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$", False),
-    ("/proc/sys/net/ipv4", r"^(tcp_rmem|tcp_wmem|ip_local_port_range|ipfrag_high_thresh|ipfrag_low_thresh)$",
-     False),
-    ("/proc/net", r"^route$", False),
-    ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
-    ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
-    ("/etc/systemd/network", r"\.link$", False),
     ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", True),
     ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+|cpufreq|cpuidle)$",
      True),
-    # cpusets: v1 wherever it is mounted (RHEL 6: /cgroup/cpuset), v2 slices; libcgroup and slice files.
-    ("/sys/fs/cgroup/cpuset", r".*", True),
-    ("/cgroup/cpuset", r".*", True),
-    ("/sys/fs/cgroup", r"^(cgroup\.(controllers|subtree_control|procs)|cpuset\..*|.*\.slice)$", True),
-    ("/etc/cgconfig.d", r"\.conf$", False),
-    ("/etc/systemd/system", r"\.slice$", False),
-    ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
-    ("/etc/tuned", r".*", True),
-    ("/usr/lib/tuned", r".*", True),
-    ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
-    ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),
     ("/sys/kernel/mm/hugepages", r".*", True),
-    ("/etc", r"^(os-release|redhat-release|oracle-release|system-release|hostname|sysctl\.conf|oratab|"
-             r"passwd|group|cgconfig\.conf)$", False),
-    ("/etc/sysctl.d", r"\.conf$", False),
-    ("/run/sysctl.d", r"\.conf$", False),
-    ("/usr/lib/sysctl.d", r"\.conf$", False),
-    ("/etc/default", r"^grub$", False),
-    ("/etc/kernel", r"^cmdline$", False),
-    ("/boot/loader/entries", r"\.conf$", False),
-    ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
-    ("/boot/efi/EFI", r".*", True),
+    ("/etc", r"^(os-release|redhat-release|oracle-release|system-release|hostname|passwd|group)$", False),
     ("/etc/numatune", r".*", True),
-    ("/etc/security", r"^limits\.conf$", False),
-    ("/etc/security/limits.d", r"\.conf$", False),
-    # Block devices: the udev database (ID_*, DM_* properties), numatune's
-    # rules and multipath.conf; the sysfs side is facts.block.snapshot_paths.
-    ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
-    ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
-    ("/etc", r"^multipath\.conf$", False),
 ]
-# Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
-# startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
-ORACLE_HOME_PATTERNS = [("dbs", r"^(init|spfile).*\.ora$"), ("install", r"^orabasetab$")]
+PATTERNS = CORE_PATTERNS + [p for f in FAMILIES for p in f.snapshot.patterns]
 # Below a descended directory only these names matter; the rest of sysfs is
 # large and never read. Directories in KEEP_ALL keep everything.
-KEEP = (r"^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_hugepages|free_hugepages|"
-        r"surplus_hugepages|topology|physical_package_id|core_id|die_id|thread_siblings_list|"
-        r"core_siblings_list|online|cpufreq|cpuidle|scaling_governor|scaling_driver|"
-        r"scaling_available_governors|current_driver|state[0-9]+|name|latency|disable|"
-        r"policy[0-9]+|affected_cpus|current_governor|current_governor_ro|"
-        r"cpuset\.[a-z_.]+|tasks|cgroup\.(procs|controllers|subtree_control)|"
-        r"grub\.cfg|grubenv|.*\.(toml|conf))$")
-KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune", "/boot/efi/EFI", "/etc/tuned", "/usr/lib/tuned")
+CORE_KEEP = (r"cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_hugepages|free_hugepages|"
+             r"surplus_hugepages|topology|physical_package_id|core_id|die_id|thread_siblings_list|"
+             r"core_siblings_list|online|cpufreq|cpuidle|scaling_governor|scaling_driver|"
+             r"scaling_available_governors|current_driver|state[0-9]+|name|latency|disable|"
+             r"policy[0-9]+|affected_cpus|current_governor|current_governor_ro|.*\.(toml|conf)")
+KEEP = "^(%s)$" % "|".join((CORE_KEEP,) + tuple(k for f in FAMILIES for k in f.snapshot.keep))
+KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune") + tuple(d for f in FAMILIES for d in f.snapshot.keep_all)
 MAX_DEPTH = 5
 
 
@@ -78,18 +43,13 @@ def walk(root):
     """Host paths (files and symlinks) a snapshot holds, sorted."""
     out = []
     keep = re.compile(KEEP)
-    for directory, pattern, descend in PATTERNS + oracle_patterns(root):
+    expanded = [p for f in FAMILIES if f.snapshot.expand for p in f.snapshot.expand(root)]
+    for directory, pattern, descend in PATTERNS + expanded:
         rx = re.compile(pattern)
         for name in root.listdir(directory):
             if rx.search(name):
                 out.extend(_collect(root, "%s/%s" % (directory, name), descend, keep, 1))
     return sorted(set(out))
-
-
-def oracle_patterns(root):
-    from numatune.families.oracle import oratab
-    homes = sorted({t["home"] for t in oratab.parse(root.read_text(oratab.ORATAB))})
-    return [("%s/%s" % (home, sub), pattern, False) for home in homes for sub, pattern in ORACLE_HOME_PATTERNS]
 
 
 def _collect(root, path, descend, keep, depth):
@@ -114,16 +74,8 @@ def sh_patterns():
              "capture_all() {"]
     for directory, pattern, descend in PATTERNS:
         lines.append("    capture '%s' '%s' %d" % (directory, pattern, 1 if descend else 0))
-    lines.append("    oracle_homes | while IFS= read -r home; do")
-    for sub, pattern in ORACLE_HOME_PATTERNS:
-        lines.append("        capture \"$home/%s\" '%s' 0" % (sub, pattern))
-    lines.append("    done")
-    lines.append("}")
-    # The second field of /etc/oratab lines, as numatune.families.oracle.oratab reads them.
-    lines.append("oracle_homes() {")
-    lines.append("    [ -f \"$SRC/etc/oratab\" ] || return 0")
-    lines.append("    sed -e 's/#.*//' \"$SRC/etc/oratab\" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ && $2 ~ /^\\// "
-                 "{ sub(/\\/+$/, \"\", $2); print $2 }' | sort -u")
+    lines += [f.snapshot.sh_expand for f in FAMILIES if f.snapshot.sh_expand]
+    lines.append("    :")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -147,15 +99,13 @@ def capture(root, out_path):
     now = time.time()
     paths, generated = walk(root), {}
     if root.is_live:
-        # NIC sysfs files behind /sys/class/net symlinks and the ethtool
-        # file (numatune.families.network.facts documents it): live hosts only.
-        from numatune.families.network.facts import snapshot_extra
-        more, generated = snapshot_extra(root)
-        paths = sorted(set(paths) | set(more))
-    if root.is_live:
-        # Block devices behind /sys/block links, as facts.block reads them.
-        from numatune.families.storage.facts import snapshot_paths
-        paths = sorted(set(paths) | set(snapshot_paths(root)))
+        # Files behind sysfs links (NICs, block devices) and made by tools
+        # (the ethtool dump): live hosts only.
+        for family in FAMILIES:
+            if family.snapshot.live:
+                more, made = family.snapshot.live(root)
+                paths = sorted(set(paths) | set(more))
+                generated.update(made)
     with tarfile.open(out_path, "w:gz") as tar:
         for name, data in generated.items():
             info = tarfile.TarInfo(name)

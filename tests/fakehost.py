@@ -75,9 +75,9 @@ def hook_nth_write(setattr_, n, after_write, effect):
     """Run ``effect()`` at the n-th value or file write, before it lands or
     right after. ``setattr_`` is monkeypatch.setattr, or plain setattr in a
     forked child that dies anyway. Returns the call counter."""
-    from numatune.apply import kinds as appliers
+    from numatune.apply import file, value
     calls = {"n": 0}
-    for module in (appliers.values, appliers.files):
+    for module in (value, file):
         real = module.perform
 
         def perform(root, op, _real=real):

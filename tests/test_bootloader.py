@@ -492,3 +492,17 @@ def test_non_utf8_bytes_survive_facts_and_edits(tmp_path):
     assert plan_boot_edits(cfg, ["numa=off"], []) == [("/boot/loader/entries/" + RHEL95, "bls")]
     new = apply_editor("bls", entry, ["numa=off"], [])
     assert b"(Pl\xf6w)" in new and apply_editor("bls", new, [], ["numa=off"]) == entry
+
+
+@pytest.mark.parametrize("running, ok", [("ro numa=off quiet", False), ("ro transparent_hugepage=never", True),
+                                         (None, False)])
+def test_boot_change_says_whether_the_running_kernel_has_it(rhel84, cli, running, ok):
+    """check grades a boot change by this flag: warning when only the next
+    boot would be wrong, critical when the running kernel is off too."""
+    if running is not None:
+        put(rhel84, "/proc/cmdline", (running + "\n").encode())
+    policy = put(rhel84, "/p.toml", b'[kernel.cmdline]\npresent = ["transparent_hugepage=never"]\n')
+    status, out, err = cli("plan", "--root", rhel84, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    [change] = [c for c in json.loads(out)["changes"] if c["id"] == "cmdline.add:transparent_hugepage=never"]
+    assert change["running_ok"] is ok and change["family"] == "boot"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from numatune.apply import kinds as appliers
+from numatune.apply import command as commands
 from numatune.model import Write
 from numatune.root import Root
 
@@ -31,25 +31,25 @@ def test_command_write_journals_and_restores_files(tmp_path, fake_grubby):
     root = Root("/")
     write = Write(kind="command", path="grubby", argv=[str(fake_grubby), "--remove-args", str(entry)],
                   files=[str(entry), str(other)])
-    op = appliers.commands.capture(root, write)
-    appliers.commands.perform(root, op)
+    op = commands.capture(root, write)
+    commands.perform(root, op)
     assert entry.read_text() == "options root=/dev/sda1  quiet\n"
-    assert appliers.commands.current_matches(root, op, "after")
-    appliers.commands.restore(root, op)
+    assert commands.current_matches(root, op, "after")
+    commands.restore(root, op)
     assert entry.read_text() == "options root=/dev/sda1 numa=off quiet\n"
     assert stat.S_IMODE(os.stat(entry).st_mode) == 0o600
-    assert appliers.commands.current_matches(root, op, "before")
+    assert commands.current_matches(root, op, "before")
 
 
 def test_failing_tool_raises_with_its_message(tmp_path):
     tool = tmp_path / "tool"
     tool.write_text("#!/bin/sh\necho 'grubby: bad kernel path' >&2\nexit 3\n")
     tool.chmod(0o755)
-    op = appliers.commands.capture(Root("/"), Write(kind="command", path="grubby", argv=[str(tool)], files=[]))
+    op = commands.capture(Root("/"), Write(kind="command", path="grubby", argv=[str(tool)], files=[]))
     with pytest.raises(OSError, match="bad kernel path"):
-        appliers.commands.perform(Root("/"), op)
+        commands.perform(Root("/"), op)
 
 
 def test_host_tools_never_run_under_a_root(tmp_path):
     with pytest.raises(RuntimeError):
-        appliers.commands.capture(Root(str(tmp_path)), Write(kind="command", path="grubby", argv=["true"]))
+        commands.capture(Root(str(tmp_path)), Write(kind="command", path="grubby", argv=["true"]))

@@ -13,7 +13,7 @@ import pytest
 
 import fakehost
 from conftest import REPO, run_cli, tree_digest, write
-from numatune.apply import kinds as appliers
+from numatune.apply import file as files
 from numatune import engine
 from numatune.apply.journal import list_transactions
 from numatune.policy.stack import load
@@ -115,7 +115,7 @@ def _die_mid_file_write(k):
         if count["n"] == k:
             os._exit(9)
         real_rename(src, dst)
-    appliers.files.os.rename = rename
+    files.os.rename = rename
 
 
 def test_killed_between_temp_file_and_rename(tmp_path):

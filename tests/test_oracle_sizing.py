@@ -79,7 +79,7 @@ def test_auto_pool_from_facts():
     insts = [{"sid": "A", "policy_index": 0, "params": {"sga_target": "1G"}},
              {"sid": "B", "policy_index": 1, "params": {"sga_target": "4G"}}]
     facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {"oltp": {"cpus": [0, 1], "mems": [0]}}}}
-    got = pool.auto_pool(data, facts)
+    got = pool.auto_pool(data, facts, 2048)
     # A: 514 pages on node 0; B: 2056; margin ceil(2570 * 0.02 = 51.4) = 52; rest 2108 -> 1054 each
     assert [i["pages"] for i in got["instances"]] == [514, 2056]
     assert got["placement"] == {"0": 514 + 1054, "1": 1054}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import fakehost
 from conftest import tree_digest, write
-from numatune.apply import kinds as appliers
+from numatune.apply import value as values
 from numatune import engine
 from numatune.errors import ApplyError
 from numatune.apply.journal import list_transactions
@@ -120,13 +120,13 @@ def test_verify_failure_rolls_back(host, monkeypatch):
     before = tree_digest(root_dir)
     plan, _ = engine.make_plan(root, policy)
     # A value file that ignores writes, like a kernel clamping a value.
-    real = appliers.values.perform
+    real = values.perform
 
     def stubborn(root_, op):
         if op["path"].endswith("swappiness"):
             return
         real(root_, op)
-    monkeypatch.setattr(appliers.values, "perform", stubborn)
+    monkeypatch.setattr(values, "perform", stubborn)
     with pytest.raises(ApplyError) as info:
         engine.apply(root, policy, plan.changes)
     assert "verify after apply" in str(info.value) and "vm.swappiness" in str(info.value)
@@ -194,13 +194,13 @@ def test_hugepages_shortfall_is_a_finding_not_success(host, cli, monkeypatch):
     """The kernel fills a pool only as far as free contiguous memory allows;
     a copied file cannot, so make node1's write land short like a fragmented node."""
     root_dir, root, policy, policy_path = host
-    real = appliers.values._write
+    real = values._write
 
     def fragmented(root_, path, value):
         if "node1/hugepages" in path and isinstance(value, str) and value != "0":
             value = str(int(value) - 7)
         real(root_, path, value)
-    monkeypatch.setattr(appliers.values, "_write", fragmented)
+    monkeypatch.setattr(values, "_write", fragmented)
     status, out, err = cli("apply", "--yes", "--root", root_dir, "--policy", policy_path)
     assert status == 1
     assert "CRITICAL the kernel allocated 43 of 50 pages for node1 hugepages-2048kB" in out

@@ -7,6 +7,8 @@ import hashlib
 import os
 import stat
 
+from numatune.families import EDITORS
+
 
 def _state(root, path):
     real = root.join(path)
@@ -26,7 +28,6 @@ def _summary(state):
 
 def edit(root, path, editor, args):
     """New bytes (or None to remove) of ``path`` after ``editor``."""
-    from numatune.families import EDITORS
     fn = EDITORS[editor]
     old = root.read_bytes(path)
     if getattr(fn, "binary", False):

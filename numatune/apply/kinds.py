@@ -1,4 +1,4 @@
-"""Writers for each kind of write, each with the same four verbs:
+"""The kinds of write, each a module with the same verbs:
 
 ``capture(root, write) -> op``  reads the state before (what revert restores),
 ``perform(root, op)``           makes the write,
@@ -8,14 +8,11 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
-from numatune.families.storage import blockattr
-from numatune.families.cpuset import cgroup_write as cgroup
-from numatune.apply import command as commands, file as files, value as values
-from numatune.families.network import netdev
-from numatune.families.oracle import sql_write as sql
+from numatune.apply import command, file, value
+from numatune.families import WRITE_KINDS
 
-KINDS = {"value": values, "file": files, "command": commands, "cgroup": cgroup, "blockattr": blockattr, "netdev": netdev,
-         "sql": sql}
+# The generic kinds; the families add their own (blockattr, netdev, cgroup, sql).
+KINDS = dict({"value": value, "file": file, "command": command}, **WRITE_KINDS)
 
 
 def for_op(op):

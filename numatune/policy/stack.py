@@ -8,8 +8,10 @@ families declare, so an error names the file and line that holds the mistake.
 import os
 
 from numatune.errors import PolicyError
+from numatune.families import FAMILIES
 from numatune.policy.loader import merge, parse_file, resolve_ref, schema_error, line_of
 from numatune.policy.schema import Array, Scalar, SchemaError, Table
+from numatune.policy.waiver import WAIVER
 
 POLICY_TABLE = Table({
     "name": Scalar(str),
@@ -42,11 +44,9 @@ def shipped_names():
 
 
 def schema():
-    from numatune.families import FAMILIES
-    from numatune.policy.waiver import WAIVER
     fields = {"policy": POLICY_TABLE, "waiver": WAIVER}
     for family in FAMILIES:
-        fields.update(family.POLICY)
+        fields.update(family.policy)
     return Table(fields)
 
 
@@ -134,12 +134,8 @@ def _load_chain(path, spec, texts, order, stack):
 
 
 def _cross_check(policy):
-    from numatune.families import FAMILIES
     for family in FAMILIES:
-        check = getattr(family, "check_policy", None)
-        if check is None:
-            continue
-        for err in check(policy.data):
+        for err in family.check_policy(policy.data):
             where = policy.locate(err.key, err.parts)
             raise PolicyError("%s: %s" % (where, err.message), err.hint)
 

@@ -15,7 +15,7 @@ Severity:
 - a persistent or boot change is critical when the running host is off too,
   and a warning when only the next boot would be wrong;
 - a change already made that waits for a reboot or an instance restart
-  (a finding whose id says ``reboot-pending`` / ``restart-pending``), and the
+  (a finding its family marks ``pending``), and the
   findings of the same policy key that it will clear, are warnings;
 - other findings keep the severity their family gave them (``numa=off`` on a
   multi-socket host, a HugePages pool that cannot hold the SGAs: critical);
@@ -33,7 +33,6 @@ from numatune.policy.waiver import parse_date
 
 STATUS_TEXT = ("OK", "WARNING", "CRITICAL", "UNKNOWN")
 RANK = {"ok": 0, "info": 0, "warning": 1, "critical": 2}
-PENDING_MARKS = ("reboot-pending", "restart-pending")
 
 
 @dataclass
@@ -101,35 +100,17 @@ class Report:
         return [r for r in self.results if r.severity in ("warning", "critical")]
 
 
-def _running_ok(change, facts):
-    """For a boot change: does the running kernel already have what the
-    bootloader lacks? (cmdline ids are ``cmdline.add:ARG`` / ``cmdline.remove:ARG``)."""
-    live = (facts or {}).get("host", {}).get("cmdline")
-    verb, _, arg = change.id.partition(":")
-    if live is None or not verb.startswith("cmdline."):
-        return False
-    if "=" in arg:
-        has = arg in live
-    else:
-        has = any(a == arg or a.startswith(arg + "=") for a in live)
-    return has == (verb == "cmdline.add")
-
-
-def _pending(finding):
-    return any(mark in finding.id.partition(":")[0] for mark in PENDING_MARKS)
-
-
 def classify(plan, facts=None):
     """Results without waivers applied, in plan order."""
     live_drift = {c.rule for c in plan.changes if c.scope == "live"}
-    live_drift |= {f.rule for f in plan.findings if f.severity != "info" and not _pending(f)}
-    pending_keys = {f.rule for f in plan.findings if _pending(f)}
+    live_drift |= {f.rule for f in plan.findings if f.severity != "info" and not f.pending}
+    pending_keys = {f.rule for f in plan.findings if f.pending}
     changed_keys = {c.rule for c in plan.changes}
     results = []
     for c in plan.changes:
         if c.scope == "live":
             severity, note = "critical", ""
-        elif c.rule in live_drift or (c.scope == "boot" and not _running_ok(c, facts)):
+        elif c.rule in live_drift or (c.scope == "boot" and not c.running_ok):
             severity, note = "critical", ""
         else:
             severity, note = "warning", " (the running host is right; the next boot would not be)"
@@ -138,7 +119,7 @@ def classify(plan, facts=None):
             current=c.current, desired=c.desired, why=c.why,
             message="%s: %s -> %s%s" % (c.target, _shown(c.current), _shown(c.desired), note)))
     for f in plan.findings:
-        if _pending(f):
+        if f.pending:
             state, severity = "pending", "warning"
         elif f.severity == "info":
             state, severity = "info", "info"

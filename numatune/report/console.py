@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 from numatune.facts.cpulist import format_cpulist
+from numatune.families import FAMILIES
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
           "boot": "35", "dim": "2", "bold": "1", "high": "31", "medium": "33", "low": "0"}
@@ -127,31 +128,15 @@ def facts_text(facts):
             for nid in ids:
                 d = nodes[nid]["distance"]
                 out.append("%4s " % nid + "".join("%5s" % d.get(j, "-") for j in ids))
-        sizes = sorted({int(s) for n in nodes.values() for s in n["hugepages"]})
-        if sizes:
-            out.append("")
-            out.append("HugePages per node (total/free):")
-            out.append("node " + "".join("%16s" % _size(s) for s in sizes))
-            for nid in ids:
-                hp = nodes[nid]["hugepages"]
-                out.append("%4s " % nid + "".join(
-                    "%16s" % ("%s/%s" % (hp[str(s)].get("nr", "?"), hp[str(s)].get("free", "?"))
-                              if str(s) in hp else "-") for s in sizes))
-    mi = topo["meminfo"]
-    if mi:
-        out.append("")
-        out.append("/proc/meminfo: HugePages_Total %s, Free %s, Rsvd %s, Hugepagesize %s kB"
-                   % tuple(mi.get(k, "?") for k in ("HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
-                                                     "Hugepagesize")))
+    for family in FAMILIES:
+        lines = list(family.facts_lines(facts))
+        if lines:
+            out += [""] + lines
     return "\n".join(out)
 
 
 def _mib(kb):
     return "-" if kb is None else str(kb // 1024)
-
-
-def _size(kb):
-    return "%dG" % (kb // 1048576) if kb >= 1048576 else "%dM" % (kb // 1024) if kb >= 1024 else "%dk" % kb
 
 
 def history_text(transactions):

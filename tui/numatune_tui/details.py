@@ -8,7 +8,7 @@ import re
 from rich.text import Text
 
 from numatune.apply import file as file_writes
-from numatune.families.sysctl import facts as facts_sysctl
+from numatune.families import FAMILIES
 from numatune.policy.stack import shipped_dir
 from numatune.policy.loader import key_lines
 
@@ -66,55 +66,16 @@ def evidence(policy, rule):
     return None
 
 
-def sysctl_key(change):
-    for write in change.writes:
-        if write.kind == "file" and write.editor in ("sysctl_set", "sysctl_disable"):
-            return write.args.get("key")
-        if write.kind == "value" and write.path.startswith("/proc/sys/"):
-            return write.path[len("/proc/sys/"):].replace("/", ".")
-    return None
-
-
 def rivals(change, plan, facts):
-    """Who else sets what this change sets."""
+    """Who else sets what this change sets: the families' own rivals, then
+    the findings about the same rule or target."""
     out = []
-    key = sysctl_key(change)
-    if key and facts and "sysctl" in facts:
-        files = facts["sysctl"]["files"]
-        paths = [f["path"] for f in files]
-        ours = paths.index(facts_sysctl.OURS) if facts_sysctl.OURS in paths else len(paths)
-        for i, f in enumerate(files):
-            if f["path"] == facts_sysctl.OURS:
-                continue
-            for number, k, value in f["settings"]:
-                if k == key:
-                    when = "loads after numatune's file: wins at boot" if i > ours else "loads before ours"
-                    out.append("sysctl.d %s:%d sets %s = %s (%s)" % (f["path"], number, key, value, when))
-    for other in _overrides(plan).get(change.rule, ()):
-        if other.id != change.id:
-            out.append("this plan also comments out %s" % other.target)
+    for family in FAMILIES:
+        out += family.rivals(change, plan, facts)
     for finding in plan.findings:
-        same = (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target)
-        # The tuned family reports each knob its profile sets differently.
-        tuned = finding.id.startswith("tuned.conflict:") and (key or change.target) in finding.message
-        if same or tuned:
+        if (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target):
             out.append("%s: %s" % (SEVERITY_SHORT[finding.severity], finding.message))
     return out
-
-
-_override_index = [None, None]
-
-
-def _overrides(plan):
-    """rule -> the plan's changes that comment out a later sysctl.d line,
-    indexed once per plan: the pane is redrawn on every cursor move."""
-    if _override_index[0] is not plan:
-        index = {}
-        for c in plan.changes:
-            if c.id.startswith("sysctl.override:"):
-                index.setdefault(c.rule, []).append(c)
-        _override_index[:] = [plan, index]
-    return _override_index[1]
 
 
 def _section(text, title):

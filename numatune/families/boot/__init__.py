@@ -1,0 +1,25 @@
+"""The kernel command line in every bootloader era (BLS, grubenv, grub.cfg,
+/etc/default/grub, /etc/kernel/cmdline) and Transparent HugePages, live
+through sysfs and kept across a reboot by its boot argument."""
+from numatune.family import Family, Snapshot
+from numatune.families.boot import cmdline, thp
+
+
+def diff(data, facts):
+    yield from thp.diff(data, facts)
+    yield from cmdline.diff(data, facts)
+
+
+FAMILY = Family(
+    name=cmdline.NAME, areas=("kernel", "memory"), policy=cmdline.POLICY, read=cmdline.read, diff=diff,
+    check_policy=cmdline.check_policy, editors=cmdline.EDITORS, resolve_after=("hugepages",),
+    snapshot=Snapshot(patterns=(
+        ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
+        ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),
+        ("/etc/default", r"^grub$", False),
+        ("/etc/kernel", r"^cmdline$", False),
+        ("/boot/loader/entries", r"\.conf$", False),
+        ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
+        ("/boot/efi/EFI", r".*", True),
+    ), keep=(r"grub\.cfg", r"grubenv"), keep_all=("/boot/efi/EFI",)),
+)

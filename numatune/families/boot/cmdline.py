@@ -10,7 +10,7 @@ from numatune.errors import BootConfigError
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table
 
-NAME = "cmdline"
+NAME = "boot"
 ARG = Scalar(str, pattern=r"^[A-Za-z0-9_.,:/+-]+(=[A-Za-z0-9_.,:/+@-]+)?$",
              doc="one kernel argument: name or name=value, no spaces or quotes")
 POLICY = {
@@ -44,11 +44,10 @@ def boot_args(data, facts):
     if thp and "transparent_hugepage" not in names:
         out.append(("transparent_hugepage=" + thp, True,
                     kernel.get("why") or "keeps the THP mode after a reboot", "kernel.transparent_hugepage"))
-    from numatune.families.hugepages.knob import resolved
-    hp = resolved(data, facts)
+    pool = facts.get("resolved", {}).get("hugepages", {})
+    hp = pool.get("policy") or {}
     if hp and "count" in hp:
-        from numatune.families.hugepages.knob import SIZES
-        kb = SIZES[hp.get("size", "2M")]
+        kb = pool["kb"]
         default_kb = facts["topology"]["meminfo"].get("Hugepagesize", 2048)
         if kb != default_kb:
             # A pool of a non-default size is only reliably filled at boot.
@@ -77,14 +76,16 @@ def _has(args, arg):
     return any(a == arg or a.startswith(arg + "=") for a in args)
 
 
-def _config(facts):
+def config(facts):
+    """The bootloader configuration as read (BootConfig), for this family and the cpu family."""
     from numatune.families.boot.bootloader import BootConfig, BootEntry
     raw = dict(facts[NAME]["config"])
     raw["entries"] = [BootEntry(**e) for e in raw["entries"]]
     return BootConfig(**raw)
 
 
-def _writes(facts, cfg, add, remove):
+def writes_for(facts, cfg, add, remove):
+    """The writes that add/remove boot arguments in every place ``cfg`` keeps them."""
     from numatune.families.boot.bootloader_edit import plan_boot_edits
     edits = plan_boot_edits(cfg, add, remove)
     grubby = facts[NAME]["grubby"]
@@ -111,7 +112,7 @@ def diff(data, facts):
         yield Finding(id="cmdline.bootconfig-unreadable", severity="critical", area="kernel", target="bootloader",
                       rule="kernel.cmdline", message="%s; no boot argument is planned" % mine["error"])
         return
-    cfg = _config(facts)
+    cfg = config(facts)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
         yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
                       rule="kernel.cmdline",
@@ -122,7 +123,7 @@ def diff(data, facts):
     for arg, present, why, rule in wanted:
         add, remove = ([arg], []) if present else ([], [arg])
         try:
-            writes = _writes(facts, cfg, add, remove)
+            writes = writes_for(facts, cfg, add, remove)
         except BootConfigError as e:
             yield Finding(id="cmdline.cannot-edit:" + arg, severity="critical", area="kernel", target="bootloader",
                           rule=rule, message="cannot %s %s: %s" % ("add" if present else "remove", arg, e.message),
@@ -137,10 +138,11 @@ def diff(data, facts):
                 id="cmdline.%s:%s" % (verb, arg), area="kernel", target="boot cmdline: %s" % arg,
                 current=" ".join(old) if present else arg, desired=arg if present else "",
                 scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
-                reboot_required=True, risk="medium", why=why, rule=rule, writes=writes)
+                reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
+                running_ok=live is not None and _has(live, arg) == present)
         elif not booted_ok:
             yield Finding(id="cmdline.reboot-pending:" + arg, severity="warning", area="kernel",
-                          target="/proc/cmdline", rule=rule,
+                          target="/proc/cmdline", rule=rule, pending=True,
                           message="the bootloader %s %s, but the running kernel booted %s it: reboot to apply"
                                   % ("has" if present else "no longer has", arg,
                                      "without" if present else "with"))
@@ -157,7 +159,7 @@ def _numa_off(facts):
     sockets = facts["topology"]["summary"].get("sockets") or 0
     pending = False
     if facts[NAME]["config"] is not None:
-        cfg = _config(facts)
+        cfg = config(facts)
         entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
         pending = bool(entries) and not any(_has(e.args, "numa=off") for e in entries)
     message = "running with numa=off: the kernel sees %d node(s) on a %s-socket machine" % (

@@ -12,7 +12,7 @@ from numatune.families.cpu import facts as cpupower
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
 
-NAME = "cpu_power"
+NAME = "cpu"
 POLICY = {
     "cpu": Table({
         "governor": Scalar(str, pattern=r"^[a-z][a-z0-9_-]*$", doc="a cpufreq governor such as performance"),
@@ -36,7 +36,8 @@ def read(root, data):
 
 
 def _finding(key, severity, message, rule, target=""):
-    return Finding(id="cpu.%s" % key, severity=severity, area="cpu", target=target, rule=rule, message=message)
+    return Finding(id="cpu.%s" % key, severity=severity, area="cpu", target=target, rule=rule, message=message,
+                   pending=key.startswith("reboot-pending:"))
 
 
 def diff(data, facts):
@@ -137,7 +138,7 @@ def _boot_arg(arg, why, rule, facts, data):
         yield _finding("boot-unknown:" + name, "warning", "no bootloader configuration numatune can edit: %s is "
                                                          "not persisted" % arg, rule, "bootloader")
         return
-    cfg = cmdline._config(facts)
+    cfg = cmdline.config(facts)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
         yield _finding("boot-unknown:" + name, "warning", "no bootloader configuration numatune knows: %s is not "
                                                          "persisted" % arg, rule, "bootloader")
@@ -146,7 +147,7 @@ def _boot_arg(arg, why, rule, facts, data):
     old = sorted({a for e in cfg.entries for a in e.args if a.split("=", 1)[0] == name})
     others = [a for a in old if a != arg]
     try:
-        writes = cmdline._writes(facts, cfg, [arg], others)
+        writes = cmdline.writes_for(facts, cfg, [arg], others)
     except BootConfigError as e:
         yield _finding("boot-cannot-edit:" + name, "critical", "cannot add %s: %s" % (arg, e.message), rule,
                        "bootloader")

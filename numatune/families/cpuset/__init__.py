@@ -1,0 +1,18 @@
+"""Cpusets bound to NUMA nodes (cgroup v1 anywhere it is mounted, v2 slices),
+persisted in cgconfig or systemd slices."""
+from numatune.family import Family, Snapshot
+from numatune.families.cpuset import cgroup_write, knob
+
+FAMILY = Family(
+    name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"cgroup": cgroup_write},
+    snapshot=Snapshot(patterns=(
+        # v1 wherever it is mounted (RHEL 6: /cgroup/cpuset), v2 slices; libcgroup and slice files.
+        ("/sys/fs/cgroup/cpuset", r".*", True),
+        ("/cgroup/cpuset", r".*", True),
+        ("/sys/fs/cgroup", r"^(cgroup\.(controllers|subtree_control|procs)|cpuset\..*|.*\.slice)$", True),
+        ("/etc", r"^cgconfig\.conf$", False),
+        ("/etc/cgconfig.d", r"\.conf$", False),
+        ("/etc/systemd/system", r"\.slice$", False),
+    ), keep=(r"cpuset\.[a-z_.]+", r"tasks", r"cgroup\.(procs|controllers|subtree_control)")),
+)

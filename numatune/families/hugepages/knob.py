@@ -3,8 +3,10 @@ for the next boot. Placement "even" spreads the pages over nodes with memory,
 as the kernel itself does at boot."""
 import re
 
+from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
+from numatune.families.oracle.pool import auto_pool
 from numatune.families.sysctl import knob as sysctl_knob
 
 NAME = "hugepages"
@@ -41,18 +43,25 @@ def read(root, data):
     return {}
 
 
-def resolved(data, facts):
-    """[hugepages] with count = "auto" replaced by the pool the Oracle SGAs
-    need, placed by the instances' cpuset binding unless the policy places it."""
+def resolve(data, facts):
+    """The resolve step: ``policy`` is [hugepages] with count = "auto"
+    replaced by the pool the Oracle SGAs need (``auto``, from the oracle
+    family's sizing), placed by the instances' cpuset binding unless the
+    policy places it; ``kb`` is the page size every family sizes with."""
     hp = data.get("hugepages") or {}
+    kb = size_kb(data)
     if hp.get("count") != "auto":
-        return hp
-    from numatune.families.oracle.pool import auto_pool
-    auto = auto_pool(data, facts)
+        return {"policy": hp, "kb": kb, "auto": None}
+    auto = auto_pool(data, facts, kb)
     out = dict(hp, count=auto["count"])
     if "placement" not in hp and auto["placement"]:
         out["placement"] = auto["placement"]
-    return out
+    return {"policy": out, "kb": kb, "auto": auto}
+
+
+def resolved(facts):
+    """This family's resolved [hugepages] (see ``resolve``)."""
+    return facts["resolved"][NAME]["policy"]
 
 
 def size_kb(data):
@@ -70,7 +79,7 @@ def distribute(count, node_ids, placement):
 
 
 def diff(data, facts):
-    hp = resolved(data, facts)
+    hp = resolved(facts)
     if not hp or "count" not in hp:
         return
     why = hp.get("why", "")
@@ -91,7 +100,7 @@ def diff(data, facts):
         else:
             yield Change(id="hugepages.live", area="memory", target="hugepages-%dkB" % kb,
                          current=None if current is None else str(current), desired=str(count), scope="live",
-                         action="write %s" % path, why=why, risk="medium", rule="hugepages.count",
+                         action="write %s" % path, why=why, risk="medium", rule="hugepages.count", partial_ok=True,
                          writes=[Write(kind="value", path=path, value=str(count))])
     else:
         yield Finding(id="hugepages.unsupported", severity="warning", area="memory", target="hugepages-%dkB" % kb,
@@ -143,13 +152,19 @@ def _live_per_node(hp, kb, count, topo, why):
         changes.append(Change(
             id="hugepages.live:node%s:%dkB" % (nid, kb), area="memory", target=target,
             current=None if current is None else str(current), desired=str(pages), scope="live",
-            action="write %s" % path, why=why, risk="medium", rule="hugepages.count",
+            action="write %s" % path, why=why, risk="medium", rule="hugepages.count", partial_ok=True,
             writes=[Write(kind="value", path=path, value=str(pages))]))
     # Shrink pools before growing others, so memory is free where it is asked for.
     changes.sort(key=lambda c: int(c.desired) - int(c.current or 0) > 0)
     if not changes:
         yield Compliant("hugepages.live", "%d x %dkB pages placed as asked" % (count, kb), "memory")
     yield from changes
+
+
+def after_apply(data, changes, facts_after):
+    """A pool the kernel filled less than asked (fragmentation) is no reason
+    to undo the run, but the run says so and exits 1."""
+    return AfterApply([], list(shortfalls(changes, facts_after)))
 
 
 def shortfalls(plan_before, facts_after):
@@ -164,7 +179,7 @@ def shortfalls(plan_before, facts_after):
             got = facts_after["topology"]["hugepages"].get(change.target[len("hugepages-"):-2], {}).get("nr")
         if got is not None and got < int(change.desired):
             yield Finding(id="hugepages.short:" + change.target, severity="critical", area="memory",
-                          target=change.target, rule="hugepages.count",
+                          target=change.target, rule="hugepages.count", exit_status=1,
                           message="the kernel allocated %d of %s pages for %s (memory is fragmented)"
                                   % (got, change.desired, change.target),
                           why="allocate at boot (the persistent setting does) or run "
@@ -172,3 +187,30 @@ def shortfalls(plan_before, facts_after):
 
 
 EDITORS = {}
+
+
+def _size(kb):
+    return "%dG" % (kb // 1048576) if kb >= 1048576 else "%dM" % (kb // 1024) if kb >= 1024 else "%dk" % kb
+
+
+def facts_lines(facts):
+    """The pools per node and /proc/meminfo's view, for `numatune facts`."""
+    topo = facts["topology"]
+    nodes, out = topo["nodes"], []
+    ids = sorted(nodes, key=int)
+    sizes = sorted({int(s) for n in nodes.values() for s in n["hugepages"]})
+    if sizes:
+        out.append("HugePages per node (total/free):")
+        out.append("node " + "".join("%16s" % _size(s) for s in sizes))
+        for nid in ids:
+            hp = nodes[nid]["hugepages"]
+            out.append("%4s " % nid + "".join(
+                "%16s" % ("%s/%s" % (hp[str(s)].get("nr", "?"), hp[str(s)].get("free", "?"))
+                          if str(s) in hp else "-") for s in sizes))
+    mi = topo["meminfo"]
+    if mi:
+        out.append("" if out else None)
+        out.append("/proc/meminfo: HugePages_Total %s, Free %s, Rsvd %s, Hugepagesize %s kB"
+                   % tuple(mi.get(k, "?") for k in ("HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
+                                                     "Hugepagesize")))
+    return [line for line in out if line is not None]

@@ -1,0 +1,15 @@
+"""NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
+IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
+from numatune.family import Family, Snapshot
+from numatune.families.network import facts, knob, netdev
+
+FAMILY = Family(
+    name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"netdev": netdev},
+    snapshot=Snapshot(patterns=(
+        ("/proc/net", r"^route$", False),
+        ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
+        ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
+        ("/etc/systemd/network", r"\.link$", False),
+    ), live=facts.snapshot_extra),
+)

@@ -19,7 +19,7 @@ from numatune.policy.schema import WHY, Scalar, SchemaError, Table, TableArray
 from numatune.families.network.rxnfc import FLOW_TYPES, canonical
 from numatune.families.network import bond as net_bond, findings as net_findings
 
-NAME = "net"
+NAME = "network"
 GROUPS = ("channels", "coalesce", "ring", "rx_flow_hash")
 
 _COUNT = Scalar(int, minimum=0, maximum=1 << 20)

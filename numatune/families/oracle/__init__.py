@@ -4,5 +4,35 @@ Offline (any root): /etc/oratab, the parameter file Oracle itself would read
 (spfile before pfile), pfiles edited in place, spfiles read only, the alert
 log as the instance's own evidence. Live (the real / with a connection):
 python-oracledb, imported only when a policy asks for a connection.
-The knob family that turns this into a plan is ``numatune.families.oracle.knob``.
+The diff is ``knob``; ALTER SYSTEM writes are ``sql_write``.
 """
+from numatune.family import Family, Snapshot
+from numatune.families.oracle import knob, oratab, sql_write
+
+# Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
+# startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
+HOME_PATTERNS = (("dbs", r"^(init|spfile).*\.ora$"), ("install", r"^orabasetab$"))
+
+
+def home_patterns(root):
+    homes = sorted({t["home"] for t in oratab.parse(root.read_text(oratab.ORATAB))})
+    return [("%s/%s" % (home, sub), pattern, False) for home in homes for sub, pattern in HOME_PATTERNS]
+
+
+# The same in sh: the second field of /etc/oratab lines, as oratab.parse reads them.
+SH_HOMES = "\n".join(
+    ["    [ -f \"$SRC/etc/oratab\" ] && sed -e 's/#.*//' \"$SRC/etc/oratab\" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ "
+     "&& $2 ~ /^\\// { sub(/\\/+$/, \"\", $2); print $2 }' | sort -u | while IFS= read -r home; do"]
+    + ["        capture \"$home/%s\" '%s' 0" % (sub, pattern) for sub, pattern in HOME_PATTERNS]
+    + ["    done"])
+
+FAMILY = Family(
+    name=knob.NAME, areas=("oracle", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"sql": sql_write},
+    after_apply=knob.after_apply, resolve_after=("hugepages",),
+    snapshot=Snapshot(patterns=(
+        ("/etc", r"^oratab$", False),
+        ("/etc/security", r"^limits\.conf$", False),
+        ("/etc/security/limits.d", r"\.conf$", False),
+    ), expand=home_patterns, sh_expand=SH_HOMES),
+)

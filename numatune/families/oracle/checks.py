@@ -115,7 +115,7 @@ def rac_inmemory(data, facts):
 
 def hugepages_fit(data, facts):
     hp = data.get("hugepages") or {}
-    kb = pool.page_kb(data)
+    kb = pool.page_kb(facts)
     sizes = pool.instance_sizes(data, facts, kb)
     topo = facts["topology"]
     for inst, size in zip(facts["oracle"]["instances"], sizes):
@@ -154,22 +154,20 @@ def hugepages_fit(data, facts):
 
 
 def _placement(data, facts):
-    from numatune.families.hugepages import knob as hugepages
-    hp = hugepages.resolved(data, facts)
+    hp = pool.planned_pool(facts)
     return hp.get("placement") if isinstance(hp.get("placement"), dict) else None
 
 
 def pool_after(data, facts, kb):
-    from numatune.families.hugepages import knob as hugepages
-    hp = hugepages.resolved(data, facts)
-    if "count" in hp and pool.page_kb(data) == kb:
+    hp = pool.planned_pool(facts)
+    if "count" in hp and pool.page_kb(facts) == kb:
         return hp["count"]
     return pool.live_pages(facts, kb)
 
 
 def pool_fits(data, facts):
     """True when the pool (as planned, else live) holds every SGA."""
-    kb = pool.page_kb(data)
+    kb = pool.page_kb(facts)
     return pool_after(data, facts, kb) >= sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
 
 

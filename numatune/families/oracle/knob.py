@@ -8,6 +8,7 @@ a finding that says how to get a pfile. Every change needs an instance
 restart unless the parameter is dynamic and changed in memory too.
 """
 from numatune.errors import PolicyError
+from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services, values)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
@@ -234,7 +235,7 @@ def _spfile_findings(inst, differing):
 def _start_safety(data, facts, inst):
     """A critical finding when use_large_pages = ONLY would keep the
     instance from starting, else None."""
-    kb = pool.page_kb(data)
+    kb = pool.page_kb(facts)
     needed = sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
     lock = _memlock_after(data, facts)
     if checks.pool_fits(data, facts) and (lock == -1 or (lock or 0) >= needed * kb):
@@ -252,7 +253,7 @@ def _memlock_want(data, facts):
     hp = data.get("hugepages") or {}
     if hp.get("count") != "auto":
         return None
-    auto = pool.auto_pool(data, facts)
+    auto = facts["resolved"]["hugepages"]["auto"]
     return auto["count"] * auto["kb"]
 
 
@@ -332,13 +333,17 @@ def memlock_set(text, user, kb):
     return "".join(out)
 
 
-def verify_applied(data, changes, facts):
+def after_apply(data, changes, facts):
     """After apply: ONLY was set on the promise of a pool the kernel may have
     filled less (fragmentation); re-check with the live pool."""
+    return AfterApply(_start_problems(data, changes, facts), [])
+
+
+def _start_problems(data, changes, facts):
     if not any(c.id.startswith("oracle.param:") and c.id.endswith(":use_large_pages") and
                values.normalize("use_large_pages", c.desired) == "ONLY" for c in changes):
         return []
-    kb = pool.page_kb(data)
+    kb = pool.page_kb(facts)
     needed = sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
     have = pool.live_pages(facts, kb)
     if have < needed:

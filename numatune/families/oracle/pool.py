@@ -1,12 +1,18 @@
 """``[hugepages] count = "auto"``: the pool the Oracle instances' SGAs need,
 from their parameters after the plan, placed per NUMA node by their cpuset
 binding. Pure: reads only facts."""
+from numatune.facts.cpulist import parse_cpulist
 from numatune.families.oracle import desired, sizing
 
 
-def page_kb(data):
-    from numatune.families.hugepages.knob import SIZES
-    return SIZES[(data.get("hugepages") or {}).get("size", "2M")]
+def page_kb(facts):
+    """The HugePages size the plan sizes with (the hugepages family resolves it)."""
+    return facts["resolved"]["hugepages"]["kb"]
+
+
+def planned_pool(facts):
+    """[hugepages] as resolved (count = "auto" replaced by pages)."""
+    return facts["resolved"]["hugepages"]["policy"]
 
 
 def bound_nodes(data, facts, params):
@@ -22,7 +28,6 @@ def bound_nodes(data, facts, params):
 
 def cpusets(data, facts):
     """Cpusets by name: the host's, overridden by the policy's [[cpuset]]."""
-    from numatune.facts.cpulist import parse_cpulist
     out = dict(facts.get("oracle", {}).get("cpusets", {}))
     for cs in data.get("cpuset", []) or []:
         if not isinstance(cs, dict) or not cs.get("name"):
@@ -38,9 +43,8 @@ def cpusets(data, facts):
     return out
 
 
-def instance_sizes(data, facts, kb=None):
+def instance_sizes(data, facts, kb):
     """[{sid, sga, source, pages, nodes}] for every instance, after the plan."""
-    kb = kb or page_kb(data)
     out = []
     for inst in facts.get("oracle", {}).get("instances", []):
         params = desired.after(data, inst)
@@ -70,9 +74,8 @@ def live_pages(facts, kb):
     return sum(nodes) if nodes else topo["hugepages"].get(str(kb), {}).get("nr", 0)
 
 
-def auto_pool(data, facts):
-    """{"count", "placement", "instances", "kb"} for count = "auto"."""
-    kb = page_kb(data)
+def auto_pool(data, facts, kb):
+    """{"count", "placement", "instances", "kb"} for count = "auto" with pages of ``kb``."""
     sizes = instance_sizes(data, facts, kb)
     margin = (data.get("oracle") or {}).get("hugepages_margin_pct", sizing.DEFAULT_MARGIN_PCT)
     used, used_per_node = in_use(facts, kb)

@@ -1,0 +1,17 @@
+"""Block queues and SCSI devices (scheduler, nr_requests, read-ahead,
+queue_depth, cache type), multipath maps over their paths, kept by udev
+rules and multipath.conf."""
+from numatune.family import Family, Snapshot
+from numatune.families.storage import blockattr, facts, knob
+
+FAMILY = Family(
+    name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"blockattr": blockattr},
+    snapshot=Snapshot(patterns=(
+        # The udev database (ID_*, DM_* properties), numatune's rules and
+        # multipath.conf; the sysfs side is facts.snapshot_live.
+        ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
+        ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
+        ("/etc", r"^multipath\.conf$", False),
+    ), live=facts.snapshot_live),
+)

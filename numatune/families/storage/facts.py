@@ -266,6 +266,11 @@ def read_settings(root, device, attrs):
     return out
 
 
+def snapshot_live(root):
+    """(host paths, {}) a snapshot of the live host needs for these facts."""
+    return snapshot_paths(root), {}
+
+
 def snapshot_paths(root):
     """Host paths a snapshot needs for these facts: the /sys/block and
     /sys/class/block links as links, and the files behind them."""

@@ -17,7 +17,7 @@ from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 from numatune.families.storage import persist as block_persist
 
-NAME = "block"
+NAME = "storage"
 SCHEDULERS = ("deadline", "mq-deadline", "none", "noop", "cfq", "bfq", "kyber")
 # Policy name -> what a device may call it, best first: blk-mq kernels renamed
 # deadline to mq-deadline and noop to none; bfq took over from cfq.

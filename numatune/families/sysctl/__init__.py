@@ -1,0 +1,21 @@
+"""Kernel parameters: live in /proc/sys, persisted in numatune's sysctl.d
+file, with the load order of systemd-sysctl (later files win)."""
+from numatune.family import Family, Snapshot
+from numatune.families.sysctl import knob
+from numatune.families.sysctl.rivals import rivals
+
+FAMILY = Family(
+    name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    check_policy=knob.check_policy, editors=knob.EDITORS, rivals=rivals,
+    snapshot=Snapshot(patterns=(
+        ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
+        ("/proc/sys/vm", r".*", False),
+        ("/proc/sys/net/core", r"^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$", False),
+        ("/proc/sys/net/ipv4", r"^(tcp_rmem|tcp_wmem|ip_local_port_range|ipfrag_high_thresh|ipfrag_low_thresh)$",
+         False),
+        ("/etc", r"^sysctl\.conf$", False),
+        ("/etc/sysctl.d", r"\.conf$", False),
+        ("/run/sysctl.d", r"\.conf$", False),
+        ("/usr/lib/sysctl.d", r"\.conf$", False),
+    )),
+)

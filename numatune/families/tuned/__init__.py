@@ -1,0 +1,13 @@
+"""tuned, numad and irqbalance: the other tuners that would fight the policy."""
+from numatune.family import Family, Snapshot
+from numatune.families.tuned import knob
+
+FAMILY = Family(
+    name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    editors=knob.EDITORS, rivals=knob.rivals,
+    snapshot=Snapshot(patterns=(
+        ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
+        ("/etc/tuned", r".*", True),
+        ("/usr/lib/tuned", r".*", True),
+    ), keep_all=("/etc/tuned", "/usr/lib/tuned")),
+)

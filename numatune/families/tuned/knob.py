@@ -143,3 +143,22 @@ def tuned_line(text, value):
 
 
 EDITORS = {"tuned_line": tuned_line}
+
+
+def _subjects(change):
+    """The names a tuned profile line could use for what ``change`` sets."""
+    out = [change.target]
+    for write in change.writes:
+        if write.args.get("key"):
+            out.append(write.args["key"])
+        if write.kind == "value" and write.path.startswith("/proc/sys/"):
+            out.append(write.path[len("/proc/sys/"):].replace("/", "."))
+    return [s for s in out if s]
+
+
+def rivals(change, plan, facts):
+    """The active tuned profile's lines that set what ``change`` sets."""
+    subjects = _subjects(change)
+    return ["WARN: %s" % f.message for f in plan.findings
+            if f.id.startswith("tuned.conflict:") and any(s in f.message for s in subjects)
+            and not (change.rule and f.rule == change.rule) and f.target != change.target]

@@ -1,0 +1,123 @@
+"""The one record every knob family fills (see docs/DEVELOPING.md).
+
+The core (engine, plan, commands, transaction, reports, TUI) knows families
+only through this record and through the data on the changes and findings
+they yield; it never names one. A family is a package under
+``numatune/families/<name>/`` whose ``__init__`` builds its ``FAMILY``.
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+
+class AfterApply(NamedTuple):
+    """What a family says once it sees the host after the writes.
+
+    ``problems`` refuse the run (it is rolled back); ``findings`` are reported
+    with the run (a pool the kernel filled less than asked)."""
+    problems: List[str] = []
+    findings: list = []
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What ``numatune snapshot`` captures for the family.
+
+    ``patterns``: (directory, POSIX ERE for names, descend) in the form the
+    standalone sh script also reads. ``expand(root)``: more such patterns found
+    on the host (Oracle homes from /etc/oratab); ``sh_expand`` is the same in
+    POSIX sh (a snippet run inside ``capture_all``). ``live(root)``: on the
+    live host only, ``(paths, {archive name: bytes})`` for files behind sysfs
+    links or made by a tool (an ethtool dump)."""
+    patterns: Tuple[tuple, ...] = ()
+    keep: Tuple[str, ...] = ()
+    keep_all: Tuple[str, ...] = ()
+    expand: Optional[Callable] = None
+    sh_expand: str = ""
+    live: Optional[Callable] = None
+
+
+def _nothing(*_args):
+    return ()
+
+
+def _no_rivals(change, plan, facts):
+    return []
+
+
+@dataclass(frozen=True)
+class Family:
+    # The key of its facts (``facts[name]``) and of its resolved values.
+    name: str
+    # The plan areas its changes and findings carry (``--only``/``--skip``).
+    areas: Tuple[str, ...]
+    # Top-level policy tables it declares: {"table": schema}.
+    policy: Dict[str, object]
+    # read(root, data) -> JSON-able facts; I/O under the root only.
+    read: Callable
+    # diff(data, facts) -> Change/Finding/Compliant; pure.
+    diff: Callable
+    # check_policy(data) -> SchemaError...; cross-field rules.
+    check_policy: Callable = _nothing
+    # resolve(data, facts) -> values derived from facts, computed once and
+    # kept as facts["resolved"][name] for every family's diff to read.
+    resolve: Optional[Callable] = None
+    # Families whose resolved values this one's resolve reads.
+    resolve_after: Tuple[str, ...] = ()
+    # Pure file editors its file writes name: {"editor": fn(text, **args)}.
+    editors: Dict[str, Callable] = field(default_factory=dict)
+    # Write kinds of its own: {"kind": module with capture/perform/current_matches/restore/describe}.
+    write_kinds: Dict[str, object] = field(default_factory=dict)
+    snapshot: Snapshot = Snapshot()
+    # after_apply(data, changes, facts_after) -> AfterApply.
+    after_apply: Optional[Callable] = None
+    # rivals(change, plan, facts) -> ["who else sets what this change sets"].
+    rivals: Callable = _no_rivals
+    # facts_lines(facts) -> lines for `numatune facts` (text form).
+    facts_lines: Callable = _nothing
+
+    def owns(self, item):
+        return getattr(item, "family", None) == self.name
+
+
+def problems(families: Iterable[Family]):
+    """What is wrong with a set of records: a list of strings (the record test
+    and the registry both use it)."""
+    from .model import AREAS
+    out, names, editors, kinds = [], set(), {}, {}
+    for f in families:
+        if not isinstance(f, Family):
+            out.append("%r is not a Family record" % (f,))
+            continue
+        if not f.name.isidentifier() or f.name in names:
+            out.append("%s: name must be a unique identifier" % f.name)
+        names.add(f.name)
+        if not f.areas or any(a not in AREAS for a in f.areas):
+            out.append("%s: areas %r must be among %s" % (f.name, f.areas, ", ".join(AREAS)))
+        for attr in ("read", "diff", "check_policy", "rivals", "facts_lines"):
+            if not callable(getattr(f, attr)):
+                out.append("%s: %s is not callable" % (f.name, attr))
+        for attr in ("resolve", "after_apply"):
+            if getattr(f, attr) is not None and not callable(getattr(f, attr)):
+                out.append("%s: %s is not callable" % (f.name, attr))
+        for name, fn in f.editors.items():
+            if name in editors:
+                out.append("%s: editor %s is also %s's" % (f.name, name, editors[name]))
+            editors[name] = f.name
+            if not callable(fn):
+                out.append("%s: editor %s is not callable" % (f.name, name))
+        for kind, module in f.write_kinds.items():
+            if kind in kinds:
+                out.append("%s: write kind %s is also %s's" % (f.name, kind, kinds[kind]))
+            kinds[kind] = f.name
+            for verb in ("capture", "perform", "current_matches", "restore", "describe"):
+                if not callable(getattr(module, verb, None)):
+                    out.append("%s: write kind %s has no %s()" % (f.name, kind, verb))
+        for table in f.policy:
+            if not isinstance(table, str):
+                out.append("%s: policy table %r is not a name" % (f.name, table))
+    for f in families:
+        if isinstance(f, Family):
+            for dep in f.resolve_after:
+                if dep not in names:
+                    out.append("%s: resolve_after names %s, which is not registered" % (f.name, dep))
+    return out
