@@ -70,7 +70,7 @@ BLOCK_ONLY = SECTIONS[0][2]
 
 
 def declared_keys():
-    from numatune.families import FAMILIES
+    from numatune.families.registry import FAMILIES
     keys = set()
     for family in FAMILIES:
         keys.update(family.policy)

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from numatune import plan as plan_mod  # noqa: E402
 from numatune.policy import stack as policy_mod  # noqa: E402
 from numatune.facts import kernel, topology  # noqa: E402
-from numatune.families import FAMILIES  # noqa: E402
+from numatune.families.registry import FAMILIES  # noqa: E402
 from numatune.report.console import plan_text  # noqa: E402
 from numatune.root import Root  # noqa: E402
 

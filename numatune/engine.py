@@ -9,8 +9,8 @@ from numatune import plan as plan_mod
 from numatune.apply.lock import RunLock
 from numatune.apply.transaction import apply_changes, refuse_if_interrupted
 from numatune.errors import DriftError, RefusedError, UsageError
-from numatune.facts import kernel, topology
-from numatune.families import FAMILIES
+from numatune.facts import kernel, procs, topology
+from numatune.families.registry import FAMILIES
 from numatune.model import AREAS, Plan
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
@@ -32,6 +32,7 @@ def load_policy(refs, root):
 def gather(root, data):
     """Everything the plan needs: host, topology, each family's facts, and
     the values resolved from them."""
+    procs.forget(root)
     facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
     for family in FAMILIES:
         facts[family.name] = family.read(root, data)

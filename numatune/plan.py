@@ -1,5 +1,5 @@
 """The plan: a pure function of the policy and the facts."""
-from numatune.families import FAMILIES
+from numatune.families.registry import FAMILIES
 from numatune.model import AREAS, Change, Compliant, Finding, Plan
 
 

@@ -2,7 +2,7 @@
 (HugePages count = "auto" from the SGAs) computed once, each family's in
 ``facts["resolved"][name]``, in the order the families' ``resolve_after``
 asks for."""
-from numatune.families import resolve_order
+from numatune.families.registry import resolve_order
 
 
 def resolve(data, facts):

@@ -11,7 +11,7 @@ import re
 import tarfile
 import time
 
-from numatune.families import FAMILIES
+from numatune.families.registry import FAMILIES
 
 # (directory, name regex, descend into matching subdirectories). Regexes are
 # POSIX ERE ([0-9], no \\d) so the standalone sh script can use them with grep -E.

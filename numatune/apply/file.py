@@ -7,7 +7,7 @@ import hashlib
 import os
 import stat
 
-from numatune.families import EDITORS
+from numatune.families.registry import EDITORS
 
 
 def _state(root, path):

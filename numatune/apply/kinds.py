@@ -9,7 +9,7 @@
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
 from numatune.apply import command, file, value
-from numatune.families import WRITE_KINDS
+from numatune.families.registry import WRITE_KINDS
 
 # The generic kinds; the families add their own (blockattr, netdev, cgroup, sql).
 KINDS = dict({"value": value, "file": file, "command": command}, **WRITE_KINDS)

@@ -2,8 +2,7 @@
 import base64
 import os
 
-from numatune.facts.kernel import parse_bracketed
-from numatune.families.sysctl.facts import normalize
+from numatune.facts.kernel import normalize, parse_bracketed
 
 
 def read_as(root, path, fmt):

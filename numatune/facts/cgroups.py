@@ -1,15 +1,12 @@
-"""Where the cpuset controller lives (cgroup v1 or v2), what is in it, and
-the users and groups that may own a cpuset.
+"""Where the cpuset controller lives (cgroup v1 anywhere it is mounted, or
+v2) and which cpusets it holds: one reader for every family that asks
+(the cpuset family, the Oracle binding checks).
 
-Parsers are pure (text in, data out); ``read_*`` do the I/O under a root.
+Parsers are pure (text in, data out); the rest reads under a root.
 """
-import os
 import re
 
 from numatune.facts.cpulist import parse_cpulist
-
-PASSWD = "/etc/passwd"
-GROUP = "/etc/group"
 
 
 def _unescape(field):
@@ -56,96 +53,37 @@ def guess_hierarchy(root):
     return None
 
 
-def parse_ids(text):
-    """/etc/passwd or /etc/group -> {name: numeric id}."""
+def hierarchy(root):
+    """The cpuset hierarchy of the host under ``root`` (see find_hierarchy)."""
+    mounts_text = root.read_text("/proc/mounts")
+    return find_hierarchy(parse_mounts(mounts_text)) if mounts_text is not None else guess_hierarchy(root)
+
+
+# Where a cpuset hierarchy is usually mounted, for roots that carry neither
+# /proc/mounts nor the hierarchy's own top files (a partial copy).
+USUAL_MOUNTS = ("/sys/fs/cgroup/cpuset", "/cgroup/cpuset", "/dev/cpuset", "/sys/fs/cgroup")
+
+
+def cpusets(root, where=None):
+    """{name: {"cpus", "mems", "path"}} of the cpusets directly under the
+    hierarchy's mount (``where``: a hierarchy from ``hierarchy``); without
+    one, of whatever cpusets the usual mount points hold."""
+    where = where if where is not None else hierarchy(root)
+    places = [(where["mount"], where["prefix"])] if where else [
+        (mount, prefix) for mount in USUAL_MOUNTS for prefix in ("cpuset.", "")]
     out = {}
-    for line in (text or "").splitlines():
-        parts = line.split(":")
-        if len(parts) >= 3 and parts[0] and not parts[0].startswith(("#", "+", "-")) and parts[2].isdigit():
-            out.setdefault(parts[0], int(parts[2]))
+    for mount, prefix in places:
+        mount = mount.rstrip("/")
+        for name in root.listdir(mount):
+            path = "%s/%s" % (mount, name)
+            cpus = root.read_value("%s/%scpus" % (path, prefix))
+            if cpus is None or name in out or not root.isdir(path):
+                continue
+            mems = root.read_value("%s/%smems" % (path, prefix)) or ""
+            out[name] = {"cpus": parse_cpulist(cpus) if cpus else [],
+                         "mems": parse_cpulist(mems) if mems else [], "path": path}
     return out
 
 
 def parse_pids(text):
     return [int(x) for x in (text or "").split() if x.isdigit()]
-
-
-def _read_cgroup(root, path, prefix, version):
-    def attr(name, default=None):
-        return root.read_value("%s/%s%s" % (path, prefix, name), default)
-    tasks = parse_pids(root.read_text(path + "/cgroup.procs") or root.read_text(path + "/tasks"))
-    entry = {
-        "path": path,
-        "cpus": attr("cpus"),
-        "mems": attr("mems"),
-        "effective_cpus": attr("effective_cpus"),
-        "effective_mems": attr("effective_mems"),
-        "memory_migrate": attr("memory_migrate"),
-        "cpu_exclusive": attr("cpu_exclusive"),
-        "tasks": tasks,
-        "uid": None,
-        "gid": None,
-    }
-    try:
-        st = os.stat(root.join(path))
-        entry["uid"], entry["gid"] = st.st_uid, st.st_gid
-    except OSError:
-        pass
-    if version == 2:
-        entry["controllers"] = (root.read_value(path + "/cgroup.controllers") or "").split()
-        entry["subtree_control"] = (root.read_value(path + "/cgroup.subtree_control") or "").split()
-    return entry
-
-
-def cgroup_path(hierarchy, name, systemd=False):
-    """The directory of cpuset ``name``; on v2 with systemd it is a slice."""
-    if hierarchy["version"] == 2 and systemd and not name.endswith(".slice"):
-        name += ".slice"
-    return "%s/%s" % (hierarchy["mount"].rstrip("/"), name)
-
-
-def read(root, names):
-    """The hierarchy, its root cgroup and every named cpuset's state."""
-    mounts_text = root.read_text("/proc/mounts")
-    hierarchy = find_hierarchy(parse_mounts(mounts_text)) if mounts_text is not None else guess_hierarchy(root)
-    systemd = root.isdir("/run/systemd/system") or root.exists("/etc/systemd/system.conf")
-    out = {"hierarchy": hierarchy, "systemd": systemd, "top": None, "cpusets": {}, "others": {},
-           "users": parse_ids(root.read_text(PASSWD)), "groups": parse_ids(root.read_text(GROUP)),
-           "cgconfig": read_cgconfig(root)}
-    if hierarchy is None or not root.isdir(hierarchy["mount"]):
-        out["hierarchy"] = None
-        return out
-    version, prefix = hierarchy["version"], hierarchy["prefix"]
-    out["top"] = _read_cgroup(root, hierarchy["mount"], prefix, version)
-    for name in names:
-        path = cgroup_path(hierarchy, name, systemd)
-        if root.isdir(path):
-            out["cpusets"][name] = _read_cgroup(root, path, prefix, version)
-        else:
-            parent = path.rsplit("/", 1)[0]
-            out["cpusets"][name] = {"path": path, "missing": True,
-                                    "parent": _read_cgroup(root, parent, prefix, version)
-                                    if root.isdir(parent) else None}
-    # Sibling cpusets the policy does not name still hold CPUs exclusively.
-    for entry in root.listdir(hierarchy["mount"]):
-        path = "%s/%s" % (hierarchy["mount"].rstrip("/"), entry)
-        if root.isdir(path) and entry not in names and root.exists("%s/%scpus" % (path, prefix)):
-            cpus = root.read_value("%s/%scpus" % (path, prefix))
-            exclusive = root.read_value("%s/%scpu_exclusive" % (path, prefix))
-            out["others"][entry] = {"cpus": parse_cpulist(cpus) if cpus else [], "cpu_exclusive": exclusive == "1"}
-    return out
-
-
-CGCONFIG = "/etc/cgconfig.conf"
-CGCONFIG_DIR = "/etc/cgconfig.d"
-
-
-def read_cgconfig(root):
-    """libcgroup's files: {"used": bool, "files": {path: text}}."""
-    files = {}
-    if root.exists(CGCONFIG):
-        files[CGCONFIG] = root.read_text(CGCONFIG) or ""
-    for name in root.listdir(CGCONFIG_DIR):
-        if name.endswith(".conf"):
-            files["%s/%s" % (CGCONFIG_DIR, name)] = root.read_text("%s/%s" % (CGCONFIG_DIR, name)) or ""
-    return {"used": bool(files) or root.isdir(CGCONFIG_DIR), "dir": root.isdir(CGCONFIG_DIR), "files": files}

@@ -27,6 +27,21 @@ def split_cmdline(text):
     return args
 
 
+def normalize(value):
+    """Multi-word kernel values compare whitespace-normalised: "4096  87380\t16777216"."""
+    return " ".join(str(value).split())
+
+
+def parse_uevent(text):
+    """A sysfs ``uevent`` file (KEY=value lines) -> {KEY: value}."""
+    props = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            props[key.strip()] = value.strip()
+    return props
+
+
 def parse_bracketed(text):
     """"always madvise [never]" -> ("never", ["always", "madvise", "never"]).
     A copied file holding just "never" gives ("never", [])."""

@@ -8,7 +8,7 @@ families declare, so an error names the file and line that holds the mistake.
 import os
 
 from numatune.errors import PolicyError
-from numatune.families import FAMILIES
+from numatune.families.registry import FAMILIES
 from numatune.policy.loader import merge, parse_file, resolve_ref, schema_error, line_of
 from numatune.policy.schema import Array, Scalar, SchemaError, Table
 from numatune.policy.waiver import WAIVER

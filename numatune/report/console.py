@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from numatune.facts.cpulist import format_cpulist
-from numatune.families import FAMILIES
+from numatune.families.registry import FAMILIES
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
           "boot": "35", "dim": "2", "bold": "1", "high": "31", "medium": "33", "low": "0"}

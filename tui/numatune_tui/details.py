@@ -8,7 +8,7 @@ import re
 from rich.text import Text
 
 from numatune.apply import file as file_writes
-from numatune.families import FAMILIES
+from numatune.families.registry import FAMILIES
 from numatune.policy.stack import shipped_dir
 from numatune.policy.loader import key_lines
 

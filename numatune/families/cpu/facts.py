@@ -6,6 +6,8 @@ VMs usually have neither cpufreq nor cpuidle: empty results, not errors.
 """
 import re
 
+from numatune.facts.procs import table
+
 CPU_DIR = "/sys/devices/system/cpu"
 DMA_LATENCY = "/dev/cpu_dma_latency"
 
@@ -79,15 +81,8 @@ def dma_latency_holders(root):
     The kernel keeps a process's PM QoS request while the file is open (tuned
     does this for force_latency), so it limits C-states as much as
     max_cstate does, whatever the cpuidle files say."""
-    out = []
-    for pid in root.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        for fd in root.listdir("/proc/%s/fd" % pid):
-            if root.readlink("/proc/%s/fd/%s" % (pid, fd)) == DMA_LATENCY:
-                out.append({"pid": int(pid), "comm": root.read_value("/proc/%s/comm" % pid) or "?"})
-                break
-    return sorted(out, key=lambda h: h["pid"])
+    procs = table(root)
+    return [{"pid": pid, "comm": procs.comm(pid) or "?"} for pid in procs.holding(DMA_LATENCY)]
 
 
 def read(root, online):

@@ -10,7 +10,7 @@ import re
 
 from numatune.families.cpuset import cgconfig, locality
 from numatune.facts.cpulist import format_cpulist, parse_cpulist
-from numatune.facts import cgroups
+from numatune.families.cpuset import facts as cgroups
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table, TableArray
 

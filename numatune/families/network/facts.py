@@ -25,6 +25,8 @@ import os
 import re
 
 from numatune.facts.cpulist import parse_cpulist
+from numatune.facts.kernel import parse_uevent
+from numatune.facts.procs import table
 
 NET_DIR = "/sys/class/net"
 ETHTOOL_FILE = "/numatune-snapshot/ethtool.json"
@@ -62,15 +64,6 @@ def parse_route(text):
         if len(fields) > 7 and fields[1] == "00000000" and fields[7] == "00000000":
             out.append(fields[0])
     return sorted(set(out))
-
-
-def parse_uevent(text):
-    out = {}
-    for line in (text or "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            out[key.strip()] = value.strip()
-    return out
 
 
 def _int(text, default=None):
@@ -142,10 +135,7 @@ def read_ethtool_file(root):
 
 
 def irqbalance_running(root):
-    for pid in root.listdir("/proc"):
-        if pid.isdigit() and (root.read_value("/proc/%s/comm" % pid) or "") == "irqbalance":
-            return True
-    return False
+    return bool(table(root).by_comm(["irqbalance"]))
 
 
 def ssh_interfaces(root):

@@ -2,7 +2,7 @@
 RAC In-Memory services, HugePages fit, and the running instance's own
 evidence against the policy. Pure: (policy data, facts) in, Findings out."""
 from numatune.model import Finding
-from numatune.families.oracle import desired, pool, services, sizing, values
+from numatune.families.oracle import desired, pool, services, values
 
 
 def _f(id, severity, message, target="", why="", rule=""):

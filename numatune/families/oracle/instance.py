@@ -4,11 +4,9 @@ Oracle would see them, the alert log's evidence, where its SGA sits, and
 import os
 import re
 
-from numatune.facts.cpulist import parse_cpulist
+from numatune.facts import cgroups
+from numatune.facts.procs import table
 from numatune.families.oracle import alertlog, discovery, live, pfile
-
-CPUSET_DIRS = ("/sys/fs/cgroup/cpuset", "/sys/fs/cgroup", "/dev/cgroup")
-
 
 def home_of(spec, tab_entry):
     if tab_entry and tab_entry.get("home"):
@@ -84,10 +82,8 @@ def parse_numa_maps(text):
 
 def smon_pid(root, sid):
     want = "ora_smon_%s" % sid
-    for name in root.listdir("/proc"):
-        if name.isdigit() and root.read_value("/proc/%s/comm" % name) == want:
-            return name
-    return None
+    pids = table(root).by_comm([want]).get(want)
+    return str(pids[0]) if pids else None
 
 
 def sga_nodes(root, sid):
@@ -98,19 +94,9 @@ def sga_nodes(root, sid):
 
 
 def read_cpusets(root):
-    """{name: {"cpus": [...], "mems": [...], "path"}} of the host's cpusets
-    (cgroup v1 hierarchy, or v2 groups with the cpuset controller)."""
-    out = {}
-    for base in CPUSET_DIRS:
-        for name in root.listdir(base):
-            path = "%s/%s" % (base, name)
-            cpus = root.read_value(path + "/cpuset.cpus")
-            if cpus is None or name in out:
-                continue
-            mems = root.read_value(path + "/cpuset.mems") or ""
-            out[name] = {"cpus": parse_cpulist(cpus) if cpus else [], "mems": parse_cpulist(mems) if mems else [],
-                         "path": path}
-    return out
+    """{name: {"cpus": [...], "mems": [...], "path"}} of the host's cpusets,
+    wherever the hierarchy is mounted (RHEL 6: /cgroup/cpuset)."""
+    return cgroups.cpusets(root)
 
 
 def read_memlock(root, user):

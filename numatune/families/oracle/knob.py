@@ -10,7 +10,8 @@ restart unless the parameter is dynamic and changed in memory too.
 from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
-from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services, values)
+from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services,
+                                      sizing, values)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
 NAME = "oracle"
@@ -172,7 +173,7 @@ def _instance(data, facts, inst):
                       rule="oracle.parameters.memory_target",
                       message="%s leaves AMM: %s derived from memory_target (%d%% SGA, the rest PGA); review them"
                               % (sid, " and ".join("%s = %s" % (n, wanted[n]) for n in notes),
-                                 checks.sizing.AMM_SGA_SHARE))
+                                 sizing.AMM_SGA_SHARE))
     differing = []
     for name, rendered in wanted.items():
         current = inst["params"].get(name.lower())

@@ -11,6 +11,8 @@ Parsing is pure and lives beside the readers.
 import fnmatch
 import os
 
+from numatune.facts.kernel import parse_uevent
+
 UDEV_DB = "/run/udev/data"
 # Properties worth keeping for matching; the rest (DEVLINKS, USEC_INITIALIZED,
 # DISKSEQ...) differ between libudev and the files and mean nothing to a policy.
@@ -174,15 +176,6 @@ def _identity(root, name, path, props, numa_cache):
         "attrs": {"vendor": vendor, "model": model, "queue/rotational": None if rotational is None
                   else str(rotational)},
     }
-
-
-def parse_uevent(text):
-    props = {}
-    for line in (text or "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            props[key.strip()] = value.strip()
-    return props
 
 
 def _properties(root, path):

@@ -16,19 +16,10 @@ from numatune.families.storage import facts as facts_block
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 from numatune.families.storage import persist as block_persist
+from numatune.families.storage.settings import (ATTRS, CACHE_TYPES, SCHEDULER_NAMES, SCHEDULERS, SCSI_ATTRS,
+                                                settings_of)
 
 NAME = "storage"
-SCHEDULERS = ("deadline", "mq-deadline", "none", "noop", "cfq", "bfq", "kyber")
-# Policy name -> what a device may call it, best first: blk-mq kernels renamed
-# deadline to mq-deadline and noop to none; bfq took over from cfq.
-SCHEDULER_NAMES = {"deadline": ["mq-deadline", "deadline"], "mq-deadline": ["mq-deadline", "deadline"],
-                   "none": ["none", "noop"], "noop": ["none", "noop"], "cfq": ["cfq", "bfq"], "bfq": ["bfq"],
-                   "kyber": ["kyber"]}
-CACHE_TYPES = ("write through", "write back", "none")
-# Write order on one device: the scheduler first (switching it resets nr_requests).
-ATTRS = ("scheduler", "nr_requests", "max_sectors_kb", "read_ahead_kb", "rotational", "nomerges", "rq_affinity",
-         "queue_depth", "cache_type")
-SCSI_ATTRS = ("queue_depth", "cache_type")
 GLOB = Scalar(str, check=lambda v: "must not be empty" if not v.strip() else None)
 
 MATCH = Table({
@@ -79,16 +70,6 @@ def check_policy(data):
         if "multipath" in rule and not {"vendor", "model"} <= set(rule.get("match", {})):
             yield SchemaError(key + ".multipath", "%s.multipath needs match.vendor and match.model: they name "
                               "the multipath.conf device entry" % key, 'match = { vendor = "3PARdata", model = "VV" }')
-
-
-def settings_of(rule):
-    """{attr: value as sysfs spells it}, in write order."""
-    out = {}
-    for attr in ATTRS:
-        if attr in rule:
-            value = rule[attr]
-            out[attr] = str(int(value)) if isinstance(value, bool) else str(value)
-    return out
 
 
 def selects(match, dev):

@@ -2,6 +2,7 @@
 rules file, and its section of /etc/multipath.conf. Drift is found by parsing
 both files back, never by comparing text a user may have reformatted."""
 from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage.settings import SCHEDULER_NAMES, settings_of
 from numatune.model import Change, Compliant, Finding, Write
 
 # cache_type lives on the scsi_disk device, not the block device, and is
@@ -15,7 +16,6 @@ BASE = [("ACTION", "==", "add|change"), ("SUBSYSTEM", "==", "block"), ("ENV{DEVT
 
 
 def _scheduler_value(wanted, devices, names):
-    from numatune.families.storage.knob import SCHEDULER_NAMES
     for name in names:
         sched = devices[name]["scheduler"]
         for candidate in SCHEDULER_NAMES[wanted]:
@@ -57,7 +57,6 @@ def key_sets(rule, devices, expanded):
 
 def desired_entries(data, facts, per_rule):
     """[(comment, keys, (attr_key, value))] for every rule that selects a device now."""
-    from numatune.families.storage.knob import settings_of
     devices = facts["devices"]
     entries = []
     for i, rule, direct, expanded, via in per_rule:

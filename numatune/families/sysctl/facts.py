@@ -7,6 +7,8 @@ directory hides the same name in later ones. ``/etc/sysctl.conf`` is read last
 """
 import re
 
+from numatune.facts.kernel import normalize  # noqa: F401 (sysctl values compare this way)
+
 SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
                "/usr/lib/sysctl.d", "/lib/sysctl.d")
 SYSCTL_CONF = "/etc/sysctl.conf"
@@ -15,11 +17,6 @@ OURS = "/etc/sysctl.d/90-numatune.conf"
 
 def key_path(key):
     return "/proc/sys/" + key.replace(".", "/")
-
-
-def normalize(value):
-    """Sysctls compare whitespace-normalised: "4096  87380\t16777216"."""
-    return " ".join(str(value).split())
 
 
 def parse_conf(text):

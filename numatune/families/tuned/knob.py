@@ -6,6 +6,7 @@ that says who wins and when. Selecting a profile writes
 /etc/tuned/active_profile (journaled); tuned applies it when it starts.
 """
 from numatune.families.tuned import conflicts as tc
+from numatune.facts.procs import table
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
 
@@ -27,13 +28,7 @@ def _relevant(data):
 
 def running(root, names):
     """{name: [pids]} of processes by command name (/proc/PID/comm)."""
-    out = {}
-    for pid in root.listdir("/proc"):
-        if pid.isdigit():
-            comm = root.read_value("/proc/%s/comm" % pid)
-            if comm in names:
-                out.setdefault(comm, []).append(int(pid))
-    return out
+    return table(root).by_comm(names)
 
 
 def enabled(root, name):
