@@ -6,6 +6,10 @@ current, desired, scope and each write as the plan prints it) and findings
 plan on a copy, re-plans (must be empty) and reverts (must be
 byte-identical). Add a case by adding a folder.
 
+A write's long text (a whole rules file a write puts in place) may stand in
+expected.json as ``{"$file": "expected.<name>"}``: the text of that file in
+the case folder, compared exactly, and readable as the file it becomes.
+
 expected.json may say ``"roundtrip": false`` with a ``"why"``: for changes
 that need the live host (a host tool, a socket, netlink, a database)."""
 import json
@@ -33,8 +37,18 @@ def _case_id(case):
     return "%s/%s" % (case.parent.name, case.name)
 
 
+def _with_files(value, case):
+    if isinstance(value, dict):
+        if set(value) == {"$file"}:
+            return (case / value["$file"]).read_text()
+        return {k: _with_files(v, case) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_files(v, case) for v in value]
+    return value
+
+
 def _expected(case):
-    expected = json.loads((case / "expected.json").read_text())
+    expected = _with_files(json.loads((case / "expected.json").read_text()), case)
     assert set(expected) <= KEYS, "unknown keys in expected.json: %s" % sorted(set(expected) - KEYS)
     for change in expected["changes"]:
         assert sorted(change) == sorted(CHANGE_KEYS), change
