@@ -91,6 +91,9 @@ def test_plan_case(case, tmp_path, cli):
 
 
 def test_every_family_has_cases():
+    # A case folder without policy.toml (a typo) would be skipped silently.
+    strays = [str(d) for d in CASES_DIR.glob("*/*") if d.is_dir() and d not in CASES]
+    assert not strays, "case folders without policy.toml: %s" % strays
     count = {}
     for case in CASES:
         count[case.parent.name] = count.get(case.parent.name, 0) + 1
