@@ -4,10 +4,11 @@ for the driver it runs inside a network namespace (so no pytest here).
 ``arm(setattr_, kind, nth, mode)`` hooks the ``nth`` op of ``kind`` that a
 run performs:
 
-``perform``  it raises ``ERRORS[kind]["perform"]`` before its write lands;
+``perform``  it raises ``error(kind, "perform")`` before its write lands;
 ``restore``  its write lands, then an injected OSError fails the run, and its
-             restore raises ``ERRORS[kind]["restore"]`` (never an OSError: the
-             kind's own library error, as a netlink or database call raises).
+             restore raises ``error(kind, "restore")``: never an OSError, but
+             what the kind's own library raises (NetlinkError, DatabaseError)
+             or a plain bug (RuntimeError, ValueError...).
 """
 import errno
 import subprocess
@@ -42,10 +43,11 @@ def error(kind, mode):
             }[kind]()
 
 
-def arm(setattr_, kind, nth, mode):
-    """Hook the nth performed op of ``kind``. Returns a log: ``target`` (the
-    hooked op, None if the run never reached it), ``restores`` (calls of its
-    restore) and ``error`` ([class name, message] of what was raised)."""
+def arm(setattr_, kind, nth, mode, restore_error=None):
+    """Hook the nth performed op of ``kind``; ``restore_error`` (a callable
+    returning an exception) replaces ``error(kind, "restore")``. Returns a log:
+    ``target`` (the hooked op, None if the run never reached it), ``restores``
+    (calls of its restore) and ``error`` ([class name, message] raised)."""
     from numatune.apply import kinds
     module = kinds.KINDS[kind]
     real_perform, real_restore = module.perform, module.restore
@@ -69,14 +71,14 @@ def arm(setattr_, kind, nth, mode):
         if mode != "restore" or op is not hooked["op"]:
             return real_restore(root, op)
         log["restores"] += 1
-        _raise(log, kind, "restore")
+        _raise(log, kind, "restore", restore_error)
 
     setattr_(module, "perform", perform)
     setattr_(module, "restore", restore)
     return log
 
 
-def _raise(log, kind, mode):
-    e = error(kind, mode)
+def _raise(log, kind, mode, make=None):
+    e = make() if make else error(kind, mode)
     log["error"] = [type(e).__name__, str(e)]
     raise e
