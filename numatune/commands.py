@@ -168,6 +168,20 @@ def cmd_revert(args):
     return 1 if skipped or failed else 0
 
 
+def _failed_undos(tx):
+    """One line per undo the journal says failed, and whether a later revert did it."""
+    reason, out = None, []
+    for r in tx.records:
+        if r.get("t") == "undo-begin":
+            reason = r.get("reason")
+        elif r.get("t") == "failed":
+            seq = r.get("seq")
+            what = r.get("what") or tx.ops.get(seq, {}).get("op", {}).get("path", "?")
+            later = "; undone since" if seq in tx.undone else ""
+            out.append("  UNDO FAILED (%s) #%s %s: %s%s" % (reason, seq, what, r.get("error"), later))
+    return out
+
+
 def cmd_history(args):
     root = _root(args)
     if args.txid:
@@ -178,6 +192,8 @@ def cmd_history(args):
         print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
         for c in tx.changes:
             print("  %-10s %s: %s -> %s" % (c["scope"], c["target"], c["current"], c["desired"]))
+        for line in _failed_undos(tx):
+            print(line)
         return 0
     txs = list_transactions(root)
     if args.format == "json":

@@ -2,12 +2,14 @@
 
 Like nmstate: apply everything, verify by re-reading the host, and undo the
 whole run on any exception (KeyboardInterrupt included), re-raising the
-original error with what was rolled back.
+original error with what was rolled back. An undo that fails does not stop
+the others; the journal records it ("failed": seq, error, what) and the
+error names it after "ROLLBACK FAILED for".
 """
 import datetime
 
 from numatune.apply import kinds as appliers
-from numatune.errors import ApplyError, RefusedError
+from numatune.errors import ApplyError, NumatuneError, RefusedError
 from numatune.apply.journal import Journal, list_transactions, new_txid
 
 
@@ -66,52 +68,138 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         journal.append({"t": "commit", "time": _now()})
         return txid, [op for _, op in done]
     except BaseException as e:  # noqa: B902 -- KeyboardInterrupt must roll back too
-        failures = _undo(root, journal, list(reversed(done)), "rollback", force=True)[2]
+        _, _, failed, journal_error = _undo_ops(root, journal, list(reversed(done)), "rollback", force=True)
         what = ""
         if current is not None:
             what = "%s (%s): " % (current[0].id, current[1].path)
         if isinstance(e, VerifyError):
             what = "verify after apply: "
-        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e) or type(e).__name__
-        if isinstance(e, OSError) and e.filename:
-            reason = "%s: %s" % (reason, root.rel(str(e.filename)))
-        msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, reason, len(done), txid)
-        if failures:
-            msg += "; ROLLBACK FAILED for %s" % ", ".join(failures)
-        raise ApplyError(msg, "nothing else was changed; fix the cause and apply again"
-                         if not failures else "see `numatune history %s`" % txid) from e
+        msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, _reason(e, root), len(done) - len(failed),
+                                                                     txid)
+        hint = "nothing else was changed; fix the cause and apply again"
+        if failed:
+            msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
+            hint = ("the host is only partly restored: see `numatune history %s`, fix the cause, then "
+                    "`numatune revert %s%s`" % (txid, txid, "" if root.is_live else " --root " + root.path))
+        if journal_error is not None:
+            msg += "; " + _journal_failure(root, journal, journal_error)[0]
+        raise ApplyError(msg, hint) from e
     finally:
         journal.close()
 
 
+def _one_line(text):
+    # The CLI prints one line per error; ORA- errors and tool output come in several.
+    return " / ".join(line.strip() for line in str(text).splitlines() if line.strip())
+
+
+def _error_text(e):
+    """``Type: message`` for the journal: a NetlinkError says "(16, 'Device or
+    resource busy')", which means little without its class."""
+    text = _one_line(e)
+    return "%s: %s" % (type(e).__name__, text) if text else type(e).__name__
+
+
+def _reason(e, root=None):
+    """What went wrong, for the user: an OSError in its own words (the file
+    relative to --root when ``root`` is given), anything else with its class."""
+    if isinstance(e, (VerifyError, NumatuneError)):
+        return _one_line(e) or type(e).__name__
+    if not isinstance(e, OSError):
+        return _error_text(e)
+    reason = _one_line(e.strerror or e) or type(e).__name__
+    if root is not None and e.filename:
+        reason = "%s: %s" % (reason, root.rel(str(e.filename)))
+    return reason
+
+
+def _describe(op):
+    # Naming a failed undo must not fail too: fall back to the journal's own fields.
+    try:
+        return appliers.for_op(op).describe(op)
+    except Exception:
+        return "%s write to %s" % (op.get("kind", "unknown"), op.get("path", "?"))
+
+
+class _Records:
+    """Journal appends during an undo. A journal that cannot be written (disk
+    full) must not stop the undo: the host comes first, and the error is
+    reported with the failed undos."""
+
+    def __init__(self, journal):
+        self.journal = journal
+        self.error = None
+
+    def __call__(self, record):
+        try:
+            self.journal.append(record)
+        except Exception as e:
+            self.error = self.error or e
+
+
+def _undo_one(root, op, seq, force, interrupted):
+    """Put one op's "before" back; says "already", "skipped" or "restored"."""
+    kind = appliers.for_op(op)
+    if hasattr(kind, "cleanup"):
+        kind.cleanup(root, op)
+    if kind.current_matches(root, op, "before"):
+        return "already"
+    holds_after = seq not in interrupted and kind.current_matches(root, op, "after")
+    # A write announced but never confirmed may have landed: restoring
+    # is safe because "before" is what was there when it was announced.
+    if not (holds_after or force or seq in interrupted):
+        return "skipped"
+    kind.restore(root, op)
+    return "restored"
+
+
+def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
+    """Restore ``seq_ops`` (newest first).
+    Returns (restored, skipped, failed, error writing the journal or None).
+
+    Whatever one op raises (a netlink or database error as much as an
+    OSError) is recorded as "failed" and the next op is undone: stopping
+    would leave the older writes in place. A KeyboardInterrupt or SystemExit
+    is recorded the same way and raised only once every op was tried."""
+    record = _Records(journal)
+    record({"t": "undo-begin", "reason": reason, "time": _now()})
+    restored, skipped, failed = [], [], []
+    held = None
+    for seq, op in seq_ops:
+        try:
+            outcome = _undo_one(root, op, seq, force, interrupted)
+        except BaseException as e:  # noqa: B902 -- see the docstring
+            if not isinstance(e, Exception) and held is None:
+                held = e
+            what = _describe(op)
+            failed.append("%s (%s)" % (what, _reason(e)))
+            record({"t": "failed", "seq": seq, "error": _error_text(e), "what": what})
+            continue
+        if outcome == "already":
+            record({"t": "undone", "seq": seq, "note": "already as before"})
+        elif outcome == "skipped":
+            skipped.append(_describe(op))
+            record({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
+        else:
+            restored.append(_describe(op))
+            record({"t": "undone", "seq": seq})
+    record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(skipped), "failed": len(failed)})
+    if held is not None:
+        raise held
+    return restored, skipped, failed, record.error
+
+
+def _journal_failure(root, journal, error):
+    if error is None:
+        return []
+    return ["JOURNAL NOT WRITTEN %s (%s): it does not record all that was undone"
+            % (root.rel(journal.path), _reason(error))]
+
+
 def _undo(root, journal, seq_ops, reason, force=False, interrupted=()):
     """Restore ``seq_ops`` (newest first). Returns (restored, skipped, failed)."""
-    journal.append({"t": "undo-begin", "reason": reason, "time": _now()})
-    restored, skipped, failed = [], [], []
-    for seq, op in seq_ops:
-        kind = appliers.for_op(op)
-        try:
-            if hasattr(kind, "cleanup"):
-                kind.cleanup(root, op)
-            if kind.current_matches(root, op, "before"):
-                journal.append({"t": "undone", "seq": seq, "note": "already as before"})
-                continue
-            holds_after = seq not in interrupted and kind.current_matches(root, op, "after")
-            # A write announced but never confirmed may have landed: restoring
-            # is safe because "before" is what was there when it was announced.
-            if not (holds_after or force or seq in interrupted):
-                skipped.append(kind.describe(op))
-                journal.append({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
-                continue
-            kind.restore(root, op)
-            journal.append({"t": "undone", "seq": seq})
-            restored.append(kind.describe(op))
-        except OSError as e:
-            failed.append("%s (%s)" % (kind.describe(op), e.strerror or e))
-            journal.append({"t": "failed", "seq": seq, "error": str(e)})
-    journal.append({"t": "undo-end", "reason": reason, "time": _now(),
-                    "skipped": len(skipped), "failed": len(failed)})
-    return restored, skipped, failed
+    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted)
+    return restored, skipped, failed + _journal_failure(root, journal, error)
 
 
 def revert(root, tx, force=False):
