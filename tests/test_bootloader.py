@@ -7,9 +7,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from numatune.families.boot.bootloader_edit import (EDITORS, apply_editor, edit_arg_text, edit_args, edit_bls_entry, edit_default_grub, edit_grub_cfg, edit_grubenv, edit_kernel_cmdline, missing_in_entries, plan_boot_edits)
+from numatune.families.boot.bootloader_edit import (EDITORS, apply_editor, edit_arg_text, edit_args,
+                                                    edit_bls_entry, edit_default_grub, edit_grub_cfg,
+                                                    edit_grubenv, edit_kernel_cmdline, missing_in_entries,
+                                                    plan_boot_edits)
 from numatune.errors import BootConfigError
-from numatune.families.boot.bootloader import (GRUBENV_HEADER, BootConfig, BootEntry, parse_bls_entry, parse_default_grub, parse_grubenv, read_boot_config, scan_grub_cfg, split_args)
+from numatune.families.boot.bootloader import (GRUBENV_HEADER, BootConfig, BootEntry, parse_bls_entry,
+                                               parse_default_grub, parse_grubenv, read_boot_config,
+                                               scan_grub_cfg, split_args)
 from numatune.root import Root
 
 GRUB = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "grub"

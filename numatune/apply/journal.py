@@ -9,6 +9,7 @@ Records, in order:
   commit                                                          apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
   undone     seq (or skipped with a reason)
+  failed     seq, error, what (an undo that raised; the others still ran)
   undo-end   reason
 """
 import datetime
