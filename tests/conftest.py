@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from numatune.root import Root
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NUMATUNE_SHARED", REPO.parent / "shared"))
 REALDATA = SHARED / "realdata"
@@ -129,3 +131,18 @@ def write(root, path, text, mode=None):
     if mode is not None:
         p.chmod(mode)
     return p
+
+
+class LiveCopy(Root):
+    """A copied tree that says it is the live root (host tools, netlink and
+    SQL paths run only there); every path still maps into the copy."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.is_live = True
+
+    def join(self, path):
+        return self.path + path
+
+    def rel(self, real_path):
+        return real_path[len(self.path):] or "/"

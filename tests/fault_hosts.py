@@ -16,8 +16,7 @@ import pytest
 
 import fakehost
 import fault_inject
-from conftest import REPO, tree_digest, write
-from numatune.root import Root
+from conftest import REPO, LiveCopy, tree_digest, write
 
 HOSTS = {}
 
@@ -28,21 +27,6 @@ def host(*kinds_):
             HOSTS.setdefault(kind, []).append(cls)
         return cls
     return register
-
-
-class LiveCopy(Root):
-    """A copied tree that says it is the live root (host tools and SQL run
-    only there); every path still maps into the copy."""
-
-    def __init__(self, path):
-        super().__init__(path)
-        self.is_live = True
-
-    def join(self, path):
-        return self.path + path
-
-    def rel(self, real_path):
-        return real_path[len(self.path):] or "/"
 
 
 def overlap(a, b):

@@ -2,37 +2,20 @@
 statement: the exact SQL of apply and revert, bind variables for reads, and
 refusal of injection attempts in names and values. An opt-in test talks to a
 real database when NUMATUNE_ORACLE_DSN is set."""
-import json
 import os
 
 import pytest
 
 import fakehost
-from conftest import tree_digest, write
+from conftest import LiveCopy, tree_digest, write
 from numatune import engine
 from numatune.errors import PolicyError
 from numatune.apply.journal import list_transactions
 from numatune.families.oracle import live, sql, values
-from numatune.root import Root
 from numatune.apply.transaction import revert
 from oracle_fakes import FakeOracle
 
 HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
-
-
-class LiveCopy(Root):
-    """A copied tree that says it is the live root, so the database path runs;
-    every path still maps into the copy (journal, lock, files)."""
-
-    def __init__(self, path):
-        super().__init__(path)
-        self.is_live = True
-
-    def join(self, path):
-        return self.path + path
-
-    def rel(self, real_path):
-        return real_path[len(self.path):] or "/"
 
 
 def test_statements_are_exact():
