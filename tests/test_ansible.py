@@ -26,7 +26,7 @@ def _ansible_playbook():
     here = Path(sys.executable).parent / "ansible-playbook"
     found = str(here) if here.exists() else shutil.which("ansible-playbook")
     if not found:
-        pytest.skip("ansible-core is not installed (pip install 'numatune[test]')")
+        pytest.skip("ansible-core is not installed (pip install -r requirements-test.txt)")
     return found
 
 

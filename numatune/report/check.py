@@ -12,7 +12,7 @@ import traceback
 
 from numatune.report import compliance, render, render_error
 from numatune.report.text import status_line
-from numatune.errors import NumatuneError
+from numatune.errors import NumatuneError, missing_library
 
 
 def run(args, prepare, make_plan):
@@ -26,6 +26,11 @@ def run(args, prepare, make_plan):
         text, status, line = render(report, args.format, to_file=bool(args.out)), report.status, status_line(report)
     except NumatuneError as e:
         text, status, line = render_error(str(e), args.format, now), 3, "numatune UNKNOWN - %s" % e
+    except ModuleNotFoundError as e:
+        error = missing_library(e) or e  # a missing extra is UNKNOWN with one line, never a traceback
+        if error is e:
+            traceback.print_exc()
+        text, status, line = render_error(str(error), args.format, now), 3, "numatune UNKNOWN - %s" % error
     except Exception as e:  # a bug must read UNKNOWN to a monitor, not WARNING (Python's exit 1)
         traceback.print_exc()
         message = "internal error: %s: %s" % (type(e).__name__, e)
