@@ -33,24 +33,21 @@ def _sources():
     return [f for f in out.stdout.splitlines() if (REPO / f).is_file() or (REPO / f).is_symlink()]
 
 
-@pytest.fixture(scope="module")
-def rpms(tmp_path_factory):
-    """Build the binary RPMs once: {name: path}."""
-    if not shutil.which("rpmbuild"):
-        pytest.skip("rpmbuild is not installed (apt-get install rpm)")
-    top = tmp_path_factory.mktemp("rpmbuild")
+def _build_rpms(top, python, check_tests="tests/test_check_report.py -k nagios_line"):
+    """Build the binary RPMs under ``top`` with ``python``: {name: path}, and rpmbuild's output."""
     version = _version()
-    (top / "SOURCES").mkdir()
+    (top / "SOURCES").mkdir(parents=True)
+    # Laid out as `git archive --prefix=numatune-VERSION/` writes it, with this checkout's uncommitted files.
     with tarfile.open(top / "SOURCES" / ("numatune-%s.tar.gz" % version), "w:gz") as tar:
         for name in _sources():
             tar.add(str(REPO / name), "numatune-%s/%s" % (version, name))
     defines = {
         "_topdir": str(top),
-        # The interpreter running these tests has pip, setuptools, wheel and pytest.
-        "__python3": sys.executable,
+        # The interpreter has pip, setuptools, wheel and pytest.
+        "__python3": python,
         "numatune_shared": str(SHARED),
         # %check runs the suite on a RHEL build; here a small part keeps this test quick.
-        "numatune_check_tests": "tests/test_check_report.py -k nagios_line",
+        "numatune_check_tests": check_tests,
         # Debian's dependency generator needs python3-packaging; RHEL's works.
         "__pythondist_requires": "%{nil}", "__pythondist_provides": "%{nil}",
     }
@@ -58,11 +55,83 @@ def rpms(tmp_path_factory):
     for key, value in defines.items():
         argv += ["--define", "%s %s" % (key, value)]
     proc = subprocess.run(argv + [str(SPEC)], capture_output=True, text=True)
+    log = proc.stdout + proc.stderr
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert re.search(r"^\S*\s*\d+ passed", proc.stdout + proc.stderr, re.M), "%check ran no test"
+    assert re.search(r"^\S*\s*\d+ passed", log, re.M), "%check ran no test"
     built = {p.name.rsplit("-", 2)[0]: p for p in (top / "RPMS" / "noarch").glob("*.rpm")}
     assert set(built) == {"numatune", "numatune-tui"}
+    return built, log
+
+
+@pytest.fixture(scope="module")
+def rpms(tmp_path_factory):
+    """Build the binary RPMs once, with this interpreter (setuptools >= 77: from pyproject.toml)."""
+    if not shutil.which("rpmbuild"):
+        pytest.skip("rpmbuild is not installed (apt-get install rpm)")
+    import setuptools
+    assert int(setuptools.__version__.split(".")[0]) >= 77, "requirements-test.txt asks for setuptools>=77"
+    built, _ = _build_rpms(tmp_path_factory.mktemp("rpmbuild"), sys.executable)
     return built
+
+
+def test_rpm_builds_with_rhel9_setuptools(tmp_path, rpms):
+    """RHEL 9 ships setuptools 53.0.0, which cannot read pyproject.toml's [project]: the spec builds from
+    packaging/legacy/setup.cfg there. A venv pinned to 53.0.0 stands in for RHEL 9's python3."""
+    venv = tmp_path / "rhel9-python"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "setuptools==53.0.0", "wheel", "pytest",
+                           "hypothesis"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("cannot install setuptools 53.0.0 here: %s" % proc.stderr.strip().splitlines()[-1:])
+    assert subprocess.run([python, "-c", "import setuptools; print(setuptools.__version__)"],
+                          capture_output=True, text=True).stdout.strip() == "53.0.0"
+    built, log = _build_rpms(tmp_path / "top", python)
+    # Not UNKNOWN-0.0.0: the wheel has the real name, version and metadata.
+    files = _rpm_query(built["numatune"], "[%{FILENAMES}\n]").split()
+    assert any(f.endswith("/numatune-%s.dist-info/METADATA" % _version()) for f in files), files
+    assert not any("UNKNOWN" in f for f in files)
+    # The same files as the build from pyproject.toml.
+    modern = _rpm_query(rpms["numatune"], "[%{FILENAMES}\n]").split()
+    assert sorted(f for f in files if "dist-info" not in f) == sorted(f for f in modern if "dist-info" not in f)
+
+
+def test_legacy_setup_cfg_follows_pyproject():
+    proc = subprocess.run([sys.executable, str(REPO / "packaging" / "legacy" / "sync.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_source0_is_what_git_archive_writes(tmp_path):
+    """The README's `git archive` command makes the tarball `rpmbuild -ta` takes: top directory
+    numatune-VERSION/ with the spec, LICENSE and everything %install and %check use."""
+    version = _version()
+    assert "git archive --prefix=numatune-%s/ -o numatune-%s.tar.gz" % (version, version) in \
+        (REPO / "README.md").read_text()
+    out = tmp_path / "src.tar.gz"
+    proc = subprocess.run(["git", "archive", "--prefix=numatune-%s/" % version, "-o", str(out), "HEAD"],
+                          cwd=str(REPO), capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("not a git checkout: %s" % proc.stderr.strip())
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+    spec = SPEC.read_text()
+    for needed in ["LICENSE", "README.md", "pyproject.toml", "packaging/numatune.spec",
+                   "packaging/legacy/setup.cfg", "packaging/legacy/setup.py"] + \
+            re.findall(r"^install .*?(packaging/\S+)", spec, re.M):
+        assert "numatune-%s/%s" % (version, needed) in names, needed
+
+
+def test_rpmlint_finds_no_errors(rpms, tmp_path):
+    if not shutil.which("rpmlint"):
+        pytest.skip("rpmlint is not installed (apt-get install rpmlint)")
+    # Apache-2.0 is SPDX (Fedora's rpmlint config knows it; Debian's default list predates SPDX).
+    config = write(tmp_path, "licenses.toml", 'ValidLicenses = ["Apache-2.0"]\n')
+    proc = subprocess.run(["rpmlint", "-c", str(config), "-r", str(REPO / "packaging" / "numatune.rpmlintrc"),
+                           str(SPEC), str(rpms["numatune"]), str(rpms["numatune-tui"])],
+                          capture_output=True, text=True)
+    errors = [line for line in proc.stdout.splitlines() if ": E: " in line]
+    assert not errors, proc.stdout
 
 
 def _rpm_query(rpm, fmt):
