@@ -53,6 +53,8 @@ EXTRAS = {
     # Dependencies of a plain install: missing only from a broken or --no-deps install.
     "pyroute2": ("pyroute2", "a dependency of numatune: pip install pyroute2, or reinstall numatune"),
     "pyudev": ("pyudev", "a dependency of numatune: pip install pyudev, or reinstall numatune"),
+    "prometheus_client": ("prometheus_client", "a dependency of numatune: pip install prometheus_client, "
+                                               "or reinstall numatune"),
     "tomli": ("tomli", "a dependency of numatune: pip install tomli, or reinstall numatune"),
 }
 
