@@ -239,6 +239,33 @@ def test_units_verify(installed, tmp_path):
     service = (UNITS / "numatune-check.service").read_text()
     assert re.search(r"^ExecStart=/usr/bin/numatune check --format prometheus --out \S+\.prom", service, re.M)
     assert re.search(r"^SuccessExitStatus=1 2$", service, re.M)
+    # systemd makes the report's directory; no mkdir before the start; a hung check ends.
+    assert re.search(r"^StateDirectory=node_exporter/textfile_collector$", service, re.M)
+    assert "ExecStartPre=" not in service and re.search(r"^TimeoutStartSec=\S+", service, re.M)
+
+
+def test_check_service_sandbox_exposure_is_at_most_5(tmp_path):
+    """The read-only check runs sandboxed: `systemd-analyze security` rates the unit file itself."""
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed")
+    unit = UNITS / "numatune-check.service"
+    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", str(unit)],
+                          capture_output=True, text=True)
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", proc.stdout + proc.stderr)
+    if m is None and "--offline" in proc.stderr:
+        pytest.skip("this systemd-analyze has no --offline: %s" % proc.stderr.strip())
+    assert m, proc.stdout[-2000:] + proc.stderr
+    assert float(m.group(1)) <= 5.0, proc.stdout
+    service = unit.read_text()
+    for line in ("ProtectSystem=strict", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
+                 "RestrictNamespaces=yes", "SystemCallFilter=@system-service"):
+        assert re.search("^%s$" % re.escape(line), service, re.M), line
+    assert re.search(r"^CapabilityBoundingSet=", service, re.M)
+
+
+def test_timer_enable_is_documented():
+    """The package does not enable the timer (no preset): the README says how."""
+    assert "systemctl enable --now numatune-check.timer" in (REPO / "README.md").read_text()
 
 
 def test_completion_and_man_page_follow_the_parser(tmp_path):
