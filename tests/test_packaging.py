@@ -170,6 +170,14 @@ def test_rpm_files_config_and_requires(rpms):
     assert _rpm_query(rpms["numatune"], "%{ARCH}") == "noarch"
     tui = _rpm_query(rpms["numatune-tui"], "[%{FILENAMES}\n]").split()
     assert any(f.endswith("/numatune_tui/app.py") for f in tui)
+    # pyproject's dependencies, decided once: Requires (not Recommends), as the generated python3dist() say.
+    main_requires = _rpm_query(rpms["numatune"], "[%{REQUIRENAME}\n]").split()
+    assert {"python3-pyudev", "python3-pyroute2", "python3-prometheus_client"} <= set(main_requires)
+    assert not _rpm_query(rpms["numatune"], "[%{RECOMMENDNAME}\n]").strip()
+    license_files = _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEFLAGS:fflags}\n]")
+    assert re.search(r"/LICENSE l$", license_files, re.M), license_files  # %license
+    assert _rpm_query(rpms["numatune"], "%{URL} %{LICENSE}").split() == [
+        "https://github.com/numatune/numatune", "Apache-2.0"]
     requires = _rpm_query(rpms["numatune-tui"], "[%{REQUIRENAME} %{REQUIREVERSION}\n]")
     assert "python3-textual" in requires and re.search(r"^numatune \S+-1", requires, re.M)
     state = _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEMODES:perms}\n]")
