@@ -299,8 +299,8 @@ SH_LIVE = "\n".join([
     "            name=${path##*/}",
     "            [ -e \"$path\" ] || [ -L \"$path\" ] || continue",
     # device_names: /sys/block first; a name listed there is not looked at again.
-    "            if [ \"$top\" = /sys/class/block ] && { [ -e \"/sys/block/$name\" ] || [ -L \"/sys/block/$name\" ]; }; "
-    "then continue; fi",
+    "            if [ \"$top\" = /sys/class/block ] && { [ -e \"/sys/block/$name\" ] || "
+    "[ -L \"/sys/block/$name\" ]; }; then continue; fi",
     "            [ -e \"$path/partition\" ] && continue",
     "            for d in /sys/block /sys/class/block; do",
     "                [ -L \"$d/$name\" ] && keep_file \"$d/$name\"",
