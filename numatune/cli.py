@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from numatune import __version__
-from numatune.errors import NumatuneError
+from numatune.errors import NumatuneError, missing_library
 from numatune.model import AREAS
 
 
@@ -102,7 +102,14 @@ def main(argv=None):
     from numatune import commands
     handler = getattr(commands, "cmd_" + args.command)
     try:
-        return handler(args)
+        try:
+            return handler(args)
+        except ModuleNotFoundError as e:
+            # An optional library (an extra) missing: one line naming it, not a traceback.
+            error = missing_library(e)
+            if error is None:
+                raise
+            raise error from None
     except NumatuneError as e:
         sys.stderr.write("numatune: %s\n" % e)
         if args.command == "check":

@@ -43,3 +43,30 @@ class DriftError(NumatuneError):
 class ApplyError(NumatuneError):
     """A write failed; what the run had done was rolled back."""
     exit_status = 1
+
+
+# Optional libraries and the pip extra (or RPM) that installs each. A live run
+# imports them lazily; when one is missing the user gets this line, not a traceback.
+EXTRAS = {
+    "oracledb": ("python-oracledb", "pip install 'numatune[oracle]'"),
+    "textual": ("Textual", "pip install 'numatune[tui]', or the numatune-tui RPM"),
+    # Dependencies of a plain install: missing only from a broken or --no-deps install.
+    "pyroute2": ("pyroute2", "a dependency of numatune: pip install pyroute2, or reinstall numatune"),
+    "pyudev": ("pyudev", "a dependency of numatune: pip install pyudev, or reinstall numatune"),
+    "prometheus_client": ("prometheus_client", "a dependency of numatune: pip install prometheus_client, "
+                                               "or reinstall numatune"),
+    "tomli": ("tomli", "a dependency of numatune: pip install tomli, or reinstall numatune"),
+}
+
+
+class MissingLibraryError(NumatuneError):
+    """An optional library this run needs is not installed."""
+
+
+def missing_library(exc):
+    """The one-line error for a ModuleNotFoundError of a known library, else None."""
+    top = (getattr(exc, "name", None) or "").split(".")[0]
+    if top not in EXTRAS:
+        return None
+    label, hint = EXTRAS[top]
+    return MissingLibraryError("this run needs %s, which is not installed" % label, hint)

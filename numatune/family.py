@@ -27,13 +27,16 @@ class Snapshot:
     on the host (Oracle homes from /etc/oratab); ``sh_expand`` is the same in
     POSIX sh (a snippet run inside ``capture_all``). ``live(root)``: on the
     live host only, ``(paths, {archive name: bytes})`` for files behind sysfs
-    links or made by a tool (an ethtool dump)."""
+    links or made by a tool (an ethtool dump); ``sh_live`` is the same in POSIX
+    sh (run inside ``capture_live`` on the live host, with ``keep_file PATH``),
+    where a tool's output may be its plain text if the family can parse it."""
     patterns: Tuple[tuple, ...] = ()
     keep: Tuple[str, ...] = ()
     keep_all: Tuple[str, ...] = ()
     expand: Optional[Callable] = None
     sh_expand: str = ""
     live: Optional[Callable] = None
+    sh_live: str = ""
 
 
 def _nothing(*_args):

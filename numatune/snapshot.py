@@ -77,6 +77,11 @@ def sh_patterns():
     lines += [f.snapshot.sh_expand for f in FAMILIES if f.snapshot.sh_expand]
     lines.append("    :")
     lines.append("}")
+    # What Snapshot.live adds on the live host, in sh (the script runs it only without NUMATUNE_SNAPSHOT_ROOT).
+    lines.append("capture_live() {")
+    lines += [f.snapshot.sh_live for f in FAMILIES if f.snapshot.sh_live]
+    lines.append("    :")
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 

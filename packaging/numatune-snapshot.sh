@@ -7,6 +7,7 @@
 # Usage: numatune-snapshot.sh [OUT.tar.gz]
 # NUMATUNE_SNAPSHOT_ROOT=DIR captures from DIR instead of / (tests).
 #
+# Needs readlink -f (coreutils, busybox) and, for NIC settings, ethtool.
 # sysfs and procfs files claim sizes of 4096 or 0, so each file is read with
 # cat, never copied; symlinks are kept as symlinks. Nothing is changed on the host.
 set -u
@@ -70,6 +71,82 @@ capture_all() {
     done
     :
 }
+capture_live() {
+    for link in /sys/class/net/*; do
+        [ -L "$link" ] || continue
+        keep_file "$link"
+        real=$(readlink -f "$link")
+        for f in mtu operstate speed address type uevent master bonding/mode bonding/xmit_hash_policy bonding/miimon bonding/slaves; do
+            if [ -e "$real/$f" ] || [ -L "$real/$f" ]; then keep_file "$real/$f"; fi
+        done
+        for q in "$real"/queues/*; do
+            [ -e "$q/rps_cpus" ] && keep_file "$q/rps_cpus"
+        done
+        if [ -L "$real/device" ]; then
+            keep_file "$real/device"
+            dev=$(readlink -f "$real/device")
+            for f in numa_node local_cpulist local_cpus irq uevent driver; do
+                if [ -e "$dev/$f" ] || [ -L "$dev/$f" ]; then keep_file "$dev/$f"; fi
+            done
+            for i in "$dev"/msi_irqs/*; do
+                if [ -e "$i" ] || [ -L "$i" ]; then keep_file "$i"; fi
+            done
+        fi
+    done
+    for d in /proc/irq/*; do
+        case ${d##*/} in *[!0-9]*) continue ;; esac
+        keep_file "$d/smp_affinity_list"
+    done
+    if command -v ethtool >/dev/null 2>&1; then
+        mkdir -p "$TMP/numatune-snapshot/ethtool"
+        for link in /sys/class/net/*; do
+            name=${link##*/}
+            [ "$name" = lo ] || [ ! -d "$link" ] && continue
+            for args in '-i' '-k' '-c' '-g' '-l' '-n' '-n rx-flow-hash tcp4' '-n rx-flow-hash udp4' '-n rx-flow-hash tcp6' '-n rx-flow-hash udp6'; do
+                set -- $args
+                opt=$1; shift
+                { echo "### ethtool $opt $name${1:+ $*}"; ethtool "$opt" "$name" "$@" 2>&1; echo "### exit $?"; } >> "$TMP/numatune-snapshot/ethtool/$name"
+            done
+        done
+    else
+        echo "numatune-snapshot: no ethtool here: NIC settings are not captured" >&2
+    fi
+    for top in /sys/block /sys/class/block; do
+        for path in "$top"/*; do
+            name=${path##*/}
+            [ -e "$path" ] || [ -L "$path" ] || continue
+            if [ "$top" = /sys/class/block ] && { [ -e "/sys/block/$name" ] || [ -L "/sys/block/$name" ]; }; then continue; fi
+            [ -e "$path/partition" ] && continue
+            for d in /sys/block /sys/class/block; do
+                [ -L "$d/$name" ] && keep_file "$d/$name"
+            done
+            real=$path
+            [ -L "$path" ] && real=$(readlink -f "$path")
+            for f in dev size uevent dm/name dm/uuid queue/scheduler queue/nr_requests queue/max_sectors_kb queue/max_hw_sectors_kb queue/rotational queue/nomerges queue/read_ahead_kb queue/rq_affinity; do
+                if [ -L "$real/$f" ] || [ -f "$real/$f" ]; then keep_file "$real/$f"; fi
+            done
+            for e in "$real"/slaves/* "$real"/holders/*; do
+                if [ -L "$e" ] || [ -f "$e" ]; then keep_file "$e"; fi
+            done
+            if [ -L "$real/device" ]; then
+                keep_file "$real/device"
+                sdev=$(readlink -f "$real/device")
+                for f in vendor model wwid queue_depth; do
+                    if [ -L "$sdev/$f" ] || [ -f "$sdev/$f" ]; then keep_file "$sdev/$f"; fi
+                done
+                for h in "$sdev"/scsi_disk/*; do
+                    if [ -L "$h/cache_type" ] || [ -f "$h/cache_type" ]; then keep_file "$h/cache_type"; fi
+                done
+            fi
+            parent=$real
+            while case $parent in /sys/devices/*/*) true ;; *) false ;; esac; do
+                parent=${parent%/*}
+                if [ -L "$parent/numa_node" ] || [ -f "$parent/numa_node" ]; then keep_file "$parent/numa_node"; fi
+            done
+        done
+    done
+    :
+}
 # END PATTERNS
 
 keep_file() {
@@ -118,6 +195,9 @@ capture() {
 }
 
 capture_all
+# Files behind the /sys/block and /sys/class/net links, IRQ affinities and
+# ethtool's output: read from the running host only (as `numatune snapshot` does).
+[ -z "$SRC" ] && capture_live
 count=$(find "$TMP" -type f -o -type l | wc -l)
 (cd "$TMP" && tar czf "$OUT" .) || { echo "numatune-snapshot: cannot write $OUT" >&2; exit 1; }
 echo "wrote $OUT ($count files); plan it with: numatune plan --root DIR"

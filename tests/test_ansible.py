@@ -4,6 +4,7 @@ nothing; apply changes the values, a second run is ok, revert restores them."""
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ def _ansible_playbook():
     here = Path(sys.executable).parent / "ansible-playbook"
     found = str(here) if here.exists() else shutil.which("ansible-playbook")
     if not found:
-        pytest.skip("ansible-core is not installed (pip install 'numatune[test]')")
+        pytest.skip("ansible-core is not installed (pip install -r requirements-test.txt)")
     return found
 
 
@@ -121,6 +122,113 @@ def test_apply_changes_values_then_ok_then_revert_restores(play, host):
     assert tree_digest(root) == before
 
 
+def test_info_module_reports_and_checked_is_deprecated(play, host):
+    root, policy = host
+    before = tree_digest(root, ignore=())
+    args = dict(policy=[str(policy)], root=str(root))
+    got = play([{"name": "info", "numatune.numatune.numatune_info": args, "register": "info"},
+                _task("old", state="checked", **args)], "--diff")
+    assert tree_digest(root, ignore=()) == before
+    info = got["info"]
+    assert info["changed"] is False and info["status"] == 2 and info["status_text"] == "CRITICAL"
+    assert any(r["id"] == "sysctl.live:kernel.numa_balancing" for r in info["results"])
+    assert "kernel.numa_balancing = 0" in info["diff"]["after"]
+    # state=checked keeps working, with a deprecation warning that names the new module.
+    assert got["old"]["status"] == 2 and got["old"]["results"] == info["results"]
+    assert any("numatune_info" in d["msg"] for d in got["old"].get("deprecations", []))
+
+
+def _documented_returns(module):
+    import yaml
+    text = (COLLECTION / "plugins" / "modules" / ("%s.py" % module)).read_text()
+    return set(yaml.safe_load(text.split('RETURN = r"""', 1)[1].split('"""', 1)[0]))
+
+
+# Keys Ansible itself adds to every result.
+STANDARD = {"changed", "diff", "msg", "warnings", "deprecations", "invocation", "failed", "skipped_reason"}
+
+
+def test_every_returned_key_is_documented(play, host):
+    root, policy = host
+    args = dict(policy=[str(policy)], root=str(root))
+    got = play([_task("apply", state="applied", **args), _task("check", state="checked", **args),
+                _task("revert", state="reverted", root=str(root)),
+                {"name": "info", "numatune.numatune.numatune_info": args, "register": "info"}], "--diff")
+    documented = _documented_returns("numatune")
+    for name in ("apply", "check", "revert"):
+        assert set(got[name]) - STANDARD <= documented, (name, set(got[name]) - STANDARD - documented)
+    assert set(got["info"]) - STANDARD <= _documented_returns("numatune_info")
+
+
+def test_a_different_numatune_on_the_host_fails_clearly(play, host, tmp_path):
+    root, policy = host
+    other = write(tmp_path, "other/numatune/__init__.py", '__version__ = "9.9.0"\n').parent.parent
+    task = {"name": "info", "numatune.numatune.numatune_info": dict(root=str(root)), "register": "info",
+            "ignore_errors": True, "environment": {"PYTHONPATH": str(other)}}
+    got = play([task])
+    info = got["info"]
+    assert info["failed"] is True
+    assert info["msg"] == ("numatune 9.9.0 is installed on this host, but this collection is for numatune 0.1.0")
+    assert (info["host_version"], info["collection_version"]) == ("9.9.0", "0.1.0")
+
+
+def test_collection_version_follows_numatune():
+    import re
+    import yaml
+    from numatune import __version__
+    galaxy = yaml.safe_load((COLLECTION / "galaxy.yml").read_text())
+    host = (COLLECTION / "plugins" / "module_utils" / "numatune_host.py").read_text()
+    assert galaxy["version"] == __version__
+    assert re.search(r'^COLLECTION_VERSION = "%s"$' % re.escape(__version__), host, re.M)
+
+
+# ansible-test bootstraps pip in its sanity venv from a script it downloads; offline, this stands in:
+# pip from ensurepip, the package index settings of the pip running these tests.
+BOOTSTRAP = """import ensurepip, os, subprocess, sys
+ensurepip.bootstrap(upgrade=True)
+with open(os.path.join(sys.prefix, "pip.conf"), "w") as f:
+    f.write(%r)
+args = [a for a in sys.argv[1:] if a not in ("--no-setuptools", "--no-wheel") and not a.startswith("pip==")]
+if [a for a in args if not a.startswith("-")]:
+    sys.exit(subprocess.call([sys.executable, "-m", "pip", "install"] + args))
+"""
+
+
+def _pip_conf():
+    out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
+    lines = ["[global]"]
+    for entry in out.splitlines():
+        key, _, value = entry.partition("=")
+        if key.startswith(("global.", ":env:.")):
+            lines.append("%s = %s" % (key.split(".", 1)[1], value.strip("'\"")))
+    return "\n".join(dict.fromkeys(lines)) + "\n"
+
+
+def test_ansible_test_sanity_validate_modules(tmp_path):
+    """`ansible-test sanity --test validate-modules` on the collection in an ansible_collections/NS/NAME tree."""
+    tool = Path(_ansible_playbook()).with_name("ansible-test")
+    if not tool.exists():
+        pytest.skip("ansible-test is not beside ansible-playbook")
+    tree = tmp_path / "ansible_collections" / "numatune" / "numatune"
+    shutil.copytree(COLLECTION, tree)
+    home = tmp_path / "home"
+    import ansible_test._internal.python_requirements as req
+    pins = re.search(r"pip=['\"]([0-9.]+)['\"]", Path(req.__file__).read_text())
+    if pins is None:
+        pytest.skip("cannot tell which pip this ansible-test bootstraps")
+    cache = home / ".ansible" / "test" / "cache"
+    cache.mkdir(parents=True)
+    (cache / ("get_pip_%s.py" % pins.group(1).replace(".", "_"))).write_text(BOOTSTRAP % _pip_conf())
+    env = dict(os.environ, HOME=str(home), LC_ALL="C.UTF-8")
+    proc = subprocess.run([str(tool), "sanity", "--test", "validate-modules", "--python",
+                           "%d.%d" % sys.version_info[:2], "--requirements"], cwd=str(tree), env=env,
+                          capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    if proc.returncode != 0 and "validate-modules issue" not in out and "Could not find a version" in out:
+        pytest.skip("ansible-test could not install its sanity requirements here")
+    assert proc.returncode == 0, out[-4000:]
+
+
 def test_module_documentation_is_valid_for_ansible_doc(play):
     doc = Path(_ansible_playbook()).with_name("ansible-doc")
     if not doc.exists():
@@ -132,3 +240,9 @@ def test_module_documentation_is_valid_for_ansible_doc(play):
     options = json.loads(proc.stdout)["numatune.numatune.numatune"]["doc"]["options"]
     assert options["state"]["choices"] == ["checked", "applied", "reverted"]
     assert set(options) == {"policy", "state", "root", "only", "skip", "txid", "force"}
+    proc = subprocess.run([str(doc), "--json", "-t", "module", "numatune.numatune.numatune_info"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)["numatune.numatune.numatune_info"]["doc"]
+    assert set(info["options"]) == {"policy", "root", "only", "skip"}
+    assert info["attributes"]["check_mode"]["support"] == "full"

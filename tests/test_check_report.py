@@ -75,7 +75,7 @@ def test_prometheus_file_parses_and_follows_the_host(cli, host, tmp_path):
     assert got[rule].value == 0
     assert got[rule].labels == {"rule": "sysctl.live:kernel.numa_balancing", "area": "kernel",
                                 "target": "kernel.numa_balancing"}
-    assert got[("numatune_drift_total", None)].value == 4  # live + persistent, two keys
+    assert got[("numatune_drift_rules", None)].value == 4  # live + persistent, two keys
     assert got[("numatune_check_status", None)].value == 2
     assert abs(got[("numatune_last_check_timestamp_seconds", None)].value - __import__("time").time()) < 60
     series = [(s.name, tuple(sorted(s.labels.items()))) for f in families.values() for s in f.samples]
@@ -88,7 +88,7 @@ def test_prometheus_file_parses_and_follows_the_host(cli, host, tmp_path):
     status, out, err = _check(cli, root, policy, "--format", "prometheus", "--out", prom)
     assert status == 0, out + err
     got, _ = samples()
-    assert got[rule].value == 1 and got[("numatune_drift_total", None)].value == 0
+    assert got[rule].value == 1 and got[("numatune_drift_rules", None)].value == 0
 
 
 def test_junit_has_the_shape_ci_dashboards_read(cli, host):
@@ -105,8 +105,9 @@ def test_junit_has_the_shape_ci_dashboards_read(cli, host):
     for element in (top, suite):
         assert int(element.get("tests")) == len(cases)
         assert int(element.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
-        assert int(element.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
         assert int(element.get("errors")) == 0
+    assert int(suite.get("skipped")) == sum(1 for c in cases if c.find("skipped") is not None)
+    assert top.get("skipped") is None  # not allowed on <testsuites> by the junit-10 schema
     assert {p.get("name"): p.get("value") for p in suite.find("properties")}["status"] == "CRITICAL"
     names = [c.get("name") for c in cases]
     assert len(names) == len(set(names)) and all(c.get("classname").startswith("numatune.") for c in cases)
@@ -147,6 +148,36 @@ def test_nagios_line_and_exit_code_per_severity(cli, host, live, persisted, expe
     # One rule drifts in either bad case: the live value, or only its boot-time file.
     assert int(perf["drift"].split(";")[0]) == (0 if expected[0] == 0 else 1)
     assert int(perf["critical"].split(";")[0]) == (expected[0] == 2)
+    assert _perf_state(perf) == expected[0]
+
+
+def _perf_state(perf):
+    """The state a Nagios consumer derives from the perfdata thresholds alone, with the plugin
+    guidelines' range rules (nagiosplugin's Range: a value outside the range alerts)."""
+    from nagiosplugin import Range
+    state = 0
+    for label, level in (("warning", 1), ("critical", 2)):
+        value, warn, crit = (perf[label].split(";") + ["", ""])[:3]
+        for threshold, if_alert in ((warn, 1), (crit, 2)):
+            if threshold and not Range(threshold).match(float(value)):
+                state = max(state, if_alert)
+    return state
+
+
+@pytest.mark.parametrize("critical,warning,state", [(0, 0, 0), (0, 1, 1), (1, 0, 2), (1, 5, 2), (3, 0, 2)])
+def test_nagios_thresholds_follow_the_range_rules(critical, warning, state):
+    """`critical=1;;0` is CRITICAL under the range rules (`;;1` was not: 1 is inside 0..1)."""
+    import datetime
+    from numatune.report import nagios
+    from numatune.report.compliance import Report, Result
+    results = [Result(id="c%d" % i, area="kernel", state="drift", severity="critical", message="c")
+               for i in range(critical)]
+    results += [Result(id="w%d" % i, area="kernel", state="drift", severity="warning", message="w")
+                for i in range(warning)]
+    report = Report(host={}, policy="p", checked_at=datetime.datetime.now(datetime.timezone.utc), results=results)
+    m = NAGIOS.match(nagios.render(report))
+    perf = dict(p.split("=", 1) for p in m.group(2).split())
+    assert _perf_state(perf) == report.status == state
 
 
 def _boot(root, grub_args, booted):
@@ -247,6 +278,15 @@ def test_could_not_check_is_unknown_in_every_format(cli, host, tmp_path):
     assert status == 3
     values = {s.name: s.value for f in text_string_to_metric_families(prom.read_text()) for s in f.samples}
     assert values["numatune_check_status"] == 3 and "numatune_rule_compliant" not in values
+    assert "numatune_last_check_timestamp_seconds" not in values  # no check ever succeeded here
+
+    # After a good check, an UNKNOWN keeps that check's time, so "the check is stale" alerts fire.
+    status, out, err = cli("check", "--root", root, "--policy", policy, "--format", "prometheus", "--out", prom)
+    good = {s.name: s.value for f in text_string_to_metric_families(prom.read_text()) for s in f.samples}
+    status, out, err = cli("check", "--root", missing, "--format", "prometheus", "--out", prom)
+    values = {s.name: s.value for f in text_string_to_metric_families(prom.read_text()) for s in f.samples}
+    assert status == 3 and values["numatune_check_status"] == 3 and "numatune_rule_compliant" not in values
+    assert values["numatune_last_check_timestamp_seconds"] == good["numatune_last_check_timestamp_seconds"]
     status, out, err = cli("check", "--root", root, "--policy", policy, "--formta", "json")
     assert status == 3  # a wrong flag is "could not check" for a monitor, not CRITICAL
 

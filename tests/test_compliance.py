@@ -104,7 +104,9 @@ def test_status_is_the_worst_unwaived_severity_and_a_blanket_waiver_clears_it(ch
     # Every format renders whatever the plan holds.
     for fmt in ("text", "json", "junit", "prometheus", "nagios"):
         assert render(report, fmt).endswith("\n")
-    assert len(report.results) >= len(changes) + len(findings)
+    # One result per rule id: plan items sharing an id are one rule (one series, one testcase).
+    ids = [r.id for r in report.results]
+    assert len(ids) == len(set(ids)) and {c.id for c in changes} | {f.id for f in findings} <= set(ids)
 
 
 def test_a_prometheus_series_keeps_its_labels_when_the_rule_flips():

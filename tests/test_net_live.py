@@ -20,7 +20,7 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
     pytest.mark.skipif(not shutil.which("ip") or not shutil.which("unshare"), reason="needs iproute2 and unshare"),
 ]
-pyroute2 = pytest.importorskip("pyroute2", reason="pip install 'numatune[net]'")
+pyroute2 = pytest.importorskip("pyroute2", reason="pyroute2 is a dependency: pip install -e .")
 
 PROBE = """
 import json, sys

@@ -33,24 +33,21 @@ def _sources():
     return [f for f in out.stdout.splitlines() if (REPO / f).is_file() or (REPO / f).is_symlink()]
 
 
-@pytest.fixture(scope="module")
-def rpms(tmp_path_factory):
-    """Build the binary RPMs once: {name: path}."""
-    if not shutil.which("rpmbuild"):
-        pytest.skip("rpmbuild is not installed (apt-get install rpm)")
-    top = tmp_path_factory.mktemp("rpmbuild")
+def _build_rpms(top, python, check_tests="tests/test_check_report.py -k nagios_line"):
+    """Build the binary RPMs under ``top`` with ``python``: {name: path}, and rpmbuild's output."""
     version = _version()
-    (top / "SOURCES").mkdir()
+    (top / "SOURCES").mkdir(parents=True)
+    # Laid out as `git archive --prefix=numatune-VERSION/` writes it, with this checkout's uncommitted files.
     with tarfile.open(top / "SOURCES" / ("numatune-%s.tar.gz" % version), "w:gz") as tar:
         for name in _sources():
             tar.add(str(REPO / name), "numatune-%s/%s" % (version, name))
     defines = {
         "_topdir": str(top),
-        # The interpreter running these tests has pip, setuptools, wheel and pytest.
-        "__python3": sys.executable,
+        # The interpreter has pip, setuptools, wheel and pytest.
+        "__python3": python,
         "numatune_shared": str(SHARED),
         # %check runs the suite on a RHEL build; here a small part keeps this test quick.
-        "numatune_check_tests": "tests/test_check_report.py -k nagios_line",
+        "numatune_check_tests": check_tests,
         # Debian's dependency generator needs python3-packaging; RHEL's works.
         "__pythondist_requires": "%{nil}", "__pythondist_provides": "%{nil}",
     }
@@ -58,11 +55,83 @@ def rpms(tmp_path_factory):
     for key, value in defines.items():
         argv += ["--define", "%s %s" % (key, value)]
     proc = subprocess.run(argv + [str(SPEC)], capture_output=True, text=True)
+    log = proc.stdout + proc.stderr
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert re.search(r"^\S*\s*\d+ passed", proc.stdout + proc.stderr, re.M), "%check ran no test"
+    assert re.search(r"^\S*\s*\d+ passed", log, re.M), "%check ran no test"
     built = {p.name.rsplit("-", 2)[0]: p for p in (top / "RPMS" / "noarch").glob("*.rpm")}
     assert set(built) == {"numatune", "numatune-tui"}
+    return built, log
+
+
+@pytest.fixture(scope="module")
+def rpms(tmp_path_factory):
+    """Build the binary RPMs once, with this interpreter (setuptools >= 77: from pyproject.toml)."""
+    if not shutil.which("rpmbuild"):
+        pytest.skip("rpmbuild is not installed (apt-get install rpm)")
+    import setuptools
+    assert int(setuptools.__version__.split(".")[0]) >= 77, "requirements-test.txt asks for setuptools>=77"
+    built, _ = _build_rpms(tmp_path_factory.mktemp("rpmbuild"), sys.executable)
     return built
+
+
+def test_rpm_builds_with_rhel9_setuptools(tmp_path, rpms):
+    """RHEL 9 ships setuptools 53.0.0, which cannot read pyproject.toml's [project]: the spec builds from
+    packaging/legacy/setup.cfg there. A venv pinned to 53.0.0 stands in for RHEL 9's python3."""
+    venv = tmp_path / "rhel9-python"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "setuptools==53.0.0", "wheel", "pytest",
+                           "hypothesis"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("cannot install setuptools 53.0.0 here: %s" % proc.stderr.strip().splitlines()[-1:])
+    assert subprocess.run([python, "-c", "import setuptools; print(setuptools.__version__)"],
+                          capture_output=True, text=True).stdout.strip() == "53.0.0"
+    built, log = _build_rpms(tmp_path / "top", python)
+    # Not UNKNOWN-0.0.0: the wheel has the real name, version and metadata.
+    files = _rpm_query(built["numatune"], "[%{FILENAMES}\n]").split()
+    assert any(f.endswith("/numatune-%s.dist-info/METADATA" % _version()) for f in files), files
+    assert not any("UNKNOWN" in f for f in files)
+    # The same files as the build from pyproject.toml.
+    modern = _rpm_query(rpms["numatune"], "[%{FILENAMES}\n]").split()
+    assert sorted(f for f in files if "dist-info" not in f) == sorted(f for f in modern if "dist-info" not in f)
+
+
+def test_legacy_setup_cfg_follows_pyproject():
+    proc = subprocess.run([sys.executable, str(REPO / "packaging" / "legacy" / "sync.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_source0_is_what_git_archive_writes(tmp_path):
+    """The README's `git archive` command makes the tarball `rpmbuild -ta` takes: top directory
+    numatune-VERSION/ with the spec, LICENSE and everything %install and %check use."""
+    version = _version()
+    assert "git archive --prefix=numatune-%s/ -o numatune-%s.tar.gz" % (version, version) in \
+        (REPO / "README.md").read_text()
+    out = tmp_path / "src.tar.gz"
+    proc = subprocess.run(["git", "archive", "--prefix=numatune-%s/" % version, "-o", str(out), "HEAD"],
+                          cwd=str(REPO), capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("not a git checkout: %s" % proc.stderr.strip())
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+    spec = SPEC.read_text()
+    for needed in ["LICENSE", "README.md", "pyproject.toml", "packaging/numatune.spec",
+                   "packaging/legacy/setup.cfg", "packaging/legacy/setup.py"] + \
+            re.findall(r"^install .*?(packaging/\S+)", spec, re.M):
+        assert "numatune-%s/%s" % (version, needed) in names, needed
+
+
+def test_rpmlint_finds_no_errors(rpms, tmp_path):
+    if not shutil.which("rpmlint"):
+        pytest.skip("rpmlint is not installed (apt-get install rpmlint)")
+    # Apache-2.0 is SPDX (Fedora's rpmlint config knows it; Debian's default list predates SPDX).
+    config = write(tmp_path, "licenses.toml", 'ValidLicenses = ["Apache-2.0"]\n')
+    proc = subprocess.run(["rpmlint", "-c", str(config), "-r", str(REPO / "packaging" / "numatune.rpmlintrc"),
+                           str(SPEC), str(rpms["numatune"]), str(rpms["numatune-tui"])],
+                          capture_output=True, text=True)
+    errors = [line for line in proc.stdout.splitlines() if ": E: " in line]
+    assert not errors, proc.stdout
 
 
 def _rpm_query(rpm, fmt):
@@ -101,6 +170,14 @@ def test_rpm_files_config_and_requires(rpms):
     assert _rpm_query(rpms["numatune"], "%{ARCH}") == "noarch"
     tui = _rpm_query(rpms["numatune-tui"], "[%{FILENAMES}\n]").split()
     assert any(f.endswith("/numatune_tui/app.py") for f in tui)
+    # pyproject's dependencies, decided once: Requires (not Recommends), as the generated python3dist() say.
+    main_requires = _rpm_query(rpms["numatune"], "[%{REQUIRENAME}\n]").split()
+    assert {"python3-pyudev", "python3-pyroute2", "python3-prometheus_client"} <= set(main_requires)
+    assert not _rpm_query(rpms["numatune"], "[%{RECOMMENDNAME}\n]").strip()
+    license_files = _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEFLAGS:fflags}\n]")
+    assert re.search(r"/LICENSE l$", license_files, re.M), license_files  # %license
+    assert _rpm_query(rpms["numatune"], "%{URL} %{LICENSE}").split() == [
+        "https://github.com/numatune/numatune", "Apache-2.0"]
     requires = _rpm_query(rpms["numatune-tui"], "[%{REQUIRENAME} %{REQUIREVERSION}\n]")
     assert "python3-textual" in requires and re.search(r"^numatune \S+-1", requires, re.M)
     state = _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEMODES:perms}\n]")
@@ -170,6 +247,33 @@ def test_units_verify(installed, tmp_path):
     service = (UNITS / "numatune-check.service").read_text()
     assert re.search(r"^ExecStart=/usr/bin/numatune check --format prometheus --out \S+\.prom", service, re.M)
     assert re.search(r"^SuccessExitStatus=1 2$", service, re.M)
+    # systemd makes the report's directory; no mkdir before the start; a hung check ends.
+    assert re.search(r"^StateDirectory=node_exporter/textfile_collector$", service, re.M)
+    assert "ExecStartPre=" not in service and re.search(r"^TimeoutStartSec=\S+", service, re.M)
+
+
+def test_check_service_sandbox_exposure_is_at_most_5(tmp_path):
+    """The read-only check runs sandboxed: `systemd-analyze security` rates the unit file itself."""
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed")
+    unit = UNITS / "numatune-check.service"
+    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", str(unit)],
+                          capture_output=True, text=True)
+    m = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", proc.stdout + proc.stderr)
+    if m is None and "--offline" in proc.stderr:
+        pytest.skip("this systemd-analyze has no --offline: %s" % proc.stderr.strip())
+    assert m, proc.stdout[-2000:] + proc.stderr
+    assert float(m.group(1)) <= 5.0, proc.stdout
+    service = unit.read_text()
+    for line in ("ProtectSystem=strict", "ProtectKernelModules=yes", "ProtectControlGroups=yes",
+                 "RestrictNamespaces=yes", "SystemCallFilter=@system-service"):
+        assert re.search("^%s$" % re.escape(line), service, re.M), line
+    assert re.search(r"^CapabilityBoundingSet=", service, re.M)
+
+
+def test_timer_enable_is_documented():
+    """The package does not enable the timer (no preset): the README says how."""
+    assert "systemctl enable --now numatune-check.timer" in (REPO / "README.md").read_text()
 
 
 def test_completion_and_man_page_follow_the_parser(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO, write
 
-pytest.importorskip("textual", reason="the TUI tests need Textual: pip install -e '.[test]'")
+pytest.importorskip("textual", reason="the TUI tests need Textual: pip install -r requirements-test.txt")
 try:
     import numatune_tui  # noqa: F401
 except ImportError:

@@ -2,7 +2,8 @@
 consumer wants. One module per format, each with ``render(report) -> str``;
 ``compliance`` turns a plan into the report, ``check`` runs the command.
 
-Only the standard library is used here, so ``check`` stays light.
+Only the standard library is used here, so ``check`` stays light; the
+prometheus format imports prometheus_client when it is asked for.
 """
 import importlib
 
@@ -22,7 +23,15 @@ def render(report, fmt, to_file=False):
     return module.render(report)
 
 
-def render_error(message, fmt, now=None):
-    """What a format says when the check itself could not run (status 3)."""
+def render_error(message, fmt, now=None, out=None):
+    """What a format says when the check itself could not run (status 3).
+    ``out``: the report file it replaces (the prometheus format keeps its last check's time)."""
     module = importlib.import_module("." + FORMATS[fmt], __name__)
+    if fmt == "prometheus":
+        return module.render_error(message, now, previous=out)
     return module.render_error(message, now)
+
+
+def writer(fmt):
+    """The format's own file writer (``write_file(path, text)``), or None for the generic atomic one."""
+    return getattr(importlib.import_module("." + FORMATS[fmt], __name__), "write_file", None)

@@ -10,9 +10,9 @@ import sys
 import tempfile
 import traceback
 
-from numatune.report import compliance, render, render_error
+from numatune.report import compliance, render, render_error, writer
 from numatune.report.text import status_line
-from numatune.errors import NumatuneError
+from numatune.errors import NumatuneError, missing_library
 
 
 def run(args, prepare, make_plan):
@@ -25,16 +25,21 @@ def run(args, prepare, make_plan):
         report = compliance.build(plan, policy.data, facts, now=now, policy_name=policy.name)
         text, status, line = render(report, args.format, to_file=bool(args.out)), report.status, status_line(report)
     except NumatuneError as e:
-        text, status, line = render_error(str(e), args.format, now), 3, "numatune UNKNOWN - %s" % e
+        text, status, line = render_error(str(e), args.format, now, args.out), 3, "numatune UNKNOWN - %s" % e
+    except ModuleNotFoundError as e:
+        error = missing_library(e) or e  # a missing extra is UNKNOWN with one line, never a traceback
+        if error is e:
+            traceback.print_exc()
+        text, status, line = render_error(str(error), args.format, now, args.out), 3, "numatune UNKNOWN - %s" % error
     except Exception as e:  # a bug must read UNKNOWN to a monitor, not WARNING (Python's exit 1)
         traceback.print_exc()
         message = "internal error: %s: %s" % (type(e).__name__, e)
-        text, status, line = render_error(message, args.format, now), 3, "numatune UNKNOWN - " + message
+        text, status, line = render_error(message, args.format, now, args.out), 3, "numatune UNKNOWN - " + message
     if status == 3 and (args.out or args.format not in ("text", "nagios")):
         sys.stderr.write(line + "\n")
     if args.out:
         try:
-            write_atomically(args.out, text)
+            (writer(args.format) or write_atomically)(args.out, text)
         except OSError as e:
             sys.stderr.write("numatune: cannot write %s: %s\n" % (args.out, e.strerror or e))
             return 3

@@ -132,7 +132,31 @@ def classify(plan, facts=None):
                               target=f.target, message=f.message, why=f.why))
     for ok in plan.compliant:
         results.append(Result(id=ok.rule, area=ok.area, state="compliant", severity="ok", message=ok.message))
-    return results
+    return one_per_id(results)
+
+
+def one_per_id(results):
+    """A rule is one id: a monitoring series, a JUnit testcase. Results that share an id (two problems
+    of one boot entry: `cmdline.entry:/boot/grub2/grub.cfg#0` lacks one argument and carries another)
+    become one result: the worst of them, carrying every message. Compliant twins of a drift add nothing."""
+    groups = {}
+    for r in results:
+        groups.setdefault(r.id, []).append(r)
+    if len(groups) == len(results):
+        return results
+    out = []
+    for r in results:
+        group = groups.pop(r.id, None)
+        if group is None:
+            continue  # merged into the first of its id
+        if len(group) > 1:
+            worst = max(group, key=lambda g: (RANK[g.severity], g.state != "compliant"))
+            messages = [worst.message] + [g.message for g in group
+                                          if g is not worst and g.state != "compliant" and g.message != worst.message]
+            worst.message = "; ".join(messages)
+            r = worst
+        out.append(r)
+    return out
 
 
 def _shown(value):
@@ -191,4 +215,4 @@ def build(plan, policy_data, facts=None, now=None, policy_name=""):
     return Report(host=plan.host, policy=policy_name, checked_at=now, results=results, plan=plan)
 
 
-__all__ = ["Report", "Result", "build", "classify", "apply_waivers", "waiver_matches", "STATUS_TEXT"]
+__all__ = ["Report", "Result", "build", "classify", "one_per_id", "apply_waivers", "waiver_matches", "STATUS_TEXT"]

@@ -18,7 +18,9 @@ def render(report):
     if worst:
         more = len(report.drift) - len(worst)
         text += ": " + "; ".join(r.message for r in worst) + ("; and %d more" % more if more else "")
-    perf = [("critical", c["critical"], "", "1"), ("warning", c["warning"], "1", ""),
+    # Thresholds are ranges (plugin guidelines): "0" alerts outside 0..0, i.e. from 1 up. A critical
+    # count of 1 is CRITICAL, a warning count of 1 is WARNING.
+    perf = [("critical", c["critical"], "", "0"), ("warning", c["warning"], "0", ""),
             ("waived", c["waived"], "", ""), ("compliant", c["compliant"], "", ""),
             ("drift", len(report.drift), "", "")]
     perfdata = " ".join("%s=%d;%s;%s;0" % (label, value, warn, crit) for label, value, warn, crit in perf)

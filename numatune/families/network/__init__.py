@@ -11,5 +11,5 @@ FAMILY = Family(
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
         ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
         ("/etc/systemd/network", r"\.link$", False),
-    ), live=facts.snapshot_extra),
+    ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
 )

@@ -27,6 +27,7 @@ import re
 from numatune.facts.cpulist import parse_cpulist
 from numatune.facts.kernel import parse_uevent
 from numatune.facts.procs import table
+from numatune.families.network import ethtool_text
 
 NET_DIR = "/sys/class/net"
 ETHTOOL_FILE = "/numatune-snapshot/ethtool.json"
@@ -126,7 +127,8 @@ def nic_irqs(info, interrupts):
 def read_ethtool_file(root):
     text = root.read_text(ETHTOOL_FILE)
     if text is None:
-        return None
+        # packaging/numatune-snapshot.sh (RHEL 6/7) keeps ethtool's own text output instead.
+        return ethtool_text.read(root)
     try:
         data = json.loads(text)
     except ValueError:
@@ -214,7 +216,8 @@ def read(root, names, ethtool_groups=True, flows=()):
         "default_route": parse_route(root.read_text("/proc/net/route")),
         "ssh": [] if brief else ssh_interfaces(root),
         "irqbalance": False if brief else irqbalance_running(root),
-        "snapshot": None if root.is_live else (ETHTOOL_FILE if snap is not None else None),
+        "snapshot": None if root.is_live or snap is None else (
+            ETHTOOL_FILE if root.exists(ETHTOOL_FILE) else ethtool_text.TEXT_DIR),
     }
 
 
@@ -264,3 +267,39 @@ def snapshot_extra(root):
     paths += ["/proc/irq/%s/smp_affinity_list" % i for i in root.listdir("/proc/irq") if i.isdigit()]
     data = json.dumps(ethtool_snapshot(root), indent=1, sort_keys=True) + "\n"
     return paths, {ETHTOOL_FILE.lstrip("/"): data.encode()}
+
+
+def _sh_keep(path):
+    return "if [ -e \"%s\" ] || [ -L \"%s\" ]; then keep_file \"%s\"; fi" % (path, path, path)
+
+
+# snapshot_extra in POSIX sh (packaging/numatune-snapshot.sh, live host only): the same links and files,
+# and ethtool's text output where the Python capture writes the JSON file.
+SH_LIVE = "\n".join([
+    "    for link in %s/*; do" % NET_DIR,
+    "        [ -L \"$link\" ] || continue",
+    "        keep_file \"$link\"",
+    "        real=$(readlink -f \"$link\")",
+    "        for f in %s; do" % " ".join(IFACE_FILES),
+    "            " + _sh_keep("$real/$f"),
+    "        done",
+    "        for q in \"$real\"/queues/*; do",
+    "            [ -e \"$q/rps_cpus\" ] && keep_file \"$q/rps_cpus\"",
+    "        done",
+    "        if [ -L \"$real/device\" ]; then",
+    "            keep_file \"$real/device\"",
+    "            dev=$(readlink -f \"$real/device\")",
+    "            for f in %s; do" % " ".join(DEVICE_FILES),
+    "                " + _sh_keep("$dev/$f"),
+    "            done",
+    "            for i in \"$dev\"/msi_irqs/*; do",
+    "                " + _sh_keep("$i"),
+    "            done",
+    "        fi",
+    "    done",
+    "    for d in /proc/irq/*; do",
+    "        case ${d##*/} in *[!0-9]*) continue ;; esac",
+    "        keep_file \"$d/smp_affinity_list\"",
+    "    done",
+    ethtool_text.SH_CAPTURE,
+])

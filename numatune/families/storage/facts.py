@@ -285,3 +285,49 @@ def snapshot_paths(root):
             parent = os.path.dirname(parent)
             out.append(parent + "/numa_node")
     return sorted({p for p in out if root.islink(p) or os.path.isfile(root.join(p))})
+
+
+def _sh_keep_if(path):
+    # snapshot_paths keeps links and regular files only.
+    return "if [ -L \"%s\" ] || [ -f \"%s\" ]; then keep_file \"%s\"; fi" % (path, path, path)
+
+
+# snapshot_paths in POSIX sh (packaging/numatune-snapshot.sh, live host only).
+SH_LIVE = "\n".join([
+    "    for top in /sys/block /sys/class/block; do",
+    "        for path in \"$top\"/*; do",
+    "            name=${path##*/}",
+    "            [ -e \"$path\" ] || [ -L \"$path\" ] || continue",
+    # device_names: /sys/block first; a name listed there is not looked at again.
+    "            if [ \"$top\" = /sys/class/block ] && { [ -e \"/sys/block/$name\" ] || "
+    "[ -L \"/sys/block/$name\" ]; }; then continue; fi",
+    "            [ -e \"$path/partition\" ] && continue",
+    "            for d in /sys/block /sys/class/block; do",
+    "                [ -L \"$d/$name\" ] && keep_file \"$d/$name\"",
+    "            done",
+    "            real=$path",
+    "            [ -L \"$path\" ] && real=$(readlink -f \"$path\")",
+    "            for f in dev size uevent dm/name dm/uuid %s; do" % " ".join("queue/" + a for a in QUEUE_ATTRS),
+    "                " + _sh_keep_if("$real/$f"),
+    "            done",
+    "            for e in \"$real\"/slaves/* \"$real\"/holders/*; do",
+    "                " + _sh_keep_if("$e"),
+    "            done",
+    "            if [ -L \"$real/device\" ]; then",
+    "                keep_file \"$real/device\"",
+    "                sdev=$(readlink -f \"$real/device\")",
+    "                for f in vendor model wwid queue_depth; do",
+    "                    " + _sh_keep_if("$sdev/$f"),
+    "                done",
+    "                for h in \"$sdev\"/scsi_disk/*; do",
+    "                    " + _sh_keep_if("$h/cache_type"),
+    "                done",
+    "            fi",
+    "            parent=$real",
+    "            while case $parent in /sys/devices/*/*) true ;; *) false ;; esac; do",
+    "                parent=${parent%/*}",
+    "                " + _sh_keep_if("$parent/numa_node"),
+    "            done",
+    "        done",
+    "    done",
+])

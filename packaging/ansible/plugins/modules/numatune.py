@@ -1,5 +1,8 @@
 #!/usr/bin/python
-"""Ansible module: numatune on one managed host (check, apply, revert)."""
+# Copyright: (c) 2026, numatune maintainers
+# Apache License 2.0 (see LICENSE in the numatune source or https://www.apache.org/licenses/LICENSE-2.0)
+# SPDX-License-Identifier: Apache-2.0
+"""Ansible module: numatune on one managed host (apply, revert; check is deprecated here)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -7,13 +10,26 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: numatune
-short_description: Check, apply or revert a numatune policy on the host
+short_description: Apply or revert a numatune policy on the host
 description:
-  - Runs numatune's plan on the managed host and checks it (C(checked)), applies it under numatune's
-    write-ahead journal (C(applied)), or reverts a journaled transaction (C(reverted)).
+  - Runs numatune's plan on the managed host and applies it under numatune's write-ahead journal
+    (C(applied)), or reverts a journaled transaction (C(reverted)).
+  - C(state=checked) (a read-only compliance report) still works but is deprecated; use
+    M(numatune.numatune.numatune_info).
   - Check mode never writes; with C(--diff) the diff is the plan, current against desired.
-  - numatune (the RPM or the Python package) must be installed on the host.
+  - Fails when the numatune installed on the host is not the version of this collection.
 version_added: "0.1.0"
+requirements:
+  - numatune (the C(numatune) RPM or C(pip install numatune)) of the same version as this collection, on the
+    managed host, importable by its Python.
+  - root on the managed host (C(become)) to change the real C(/).
+attributes:
+  check_mode:
+    description: Plans and reports C(changed) and the diff without writing.
+    support: full
+  diff_mode:
+    description: The plan (current against desired), or what a revert restores.
+    support: full
 options:
   policy:
     description:
@@ -24,8 +40,8 @@ options:
     default: []
   state:
     description:
-      - C(checked) reports compliance and changes nothing; C(applied) makes the host follow the policy;
-        C(reverted) undoes a transaction.
+      - C(applied) makes the host follow the policy; C(reverted) undoes a transaction.
+      - C(checked) reports compliance and changes nothing. Deprecated, use M(numatune.numatune.numatune_info).
     type: str
     choices: [checked, applied, reverted]
     default: checked
@@ -51,7 +67,12 @@ options:
     type: bool
     default: false
 author:
-  - numatune maintainers
+  - numatune maintainers (@numatune)
+seealso:
+  - module: numatune.numatune.numatune_info
+  - name: numatune README
+    description: Policies, the plan, the journal and revert.
+    link: https://github.com/numatune/numatune/blob/main/README.md
 """
 
 EXAMPLES = r"""
@@ -61,9 +82,8 @@ EXAMPLES = r"""
     state: applied
   register: tuned
 
-- name: Fail hosts with critical drift
-  numatune.numatune.numatune:
-    state: checked
+- name: Fail hosts with critical drift (read-only)
+  numatune.numatune.numatune_info:
   register: compliance
   failed_when: compliance.status >= 2
 
@@ -81,10 +101,12 @@ status:
   description: Compliance as a Nagios status, 0 OK, 1 WARNING, 2 CRITICAL (after the run for C(applied)).
   returned: state is checked or applied
   type: int
+  sample: 0
 status_text:
   description: OK, WARNING or CRITICAL.
   returned: state is checked or applied
   type: str
+  sample: OK
 counts:
   description: Rules per severity and state (critical, warning, compliant, drift, pending, waived, info).
   returned: state is checked or applied
@@ -93,41 +115,40 @@ results:
   description: One entry per rule, as in C(numatune check --format json).
   returned: state is checked
   type: list
+  elements: dict
 txid:
   description: The journal transaction of this apply or revert (C(numatune revert TXID) undoes an apply).
-  returned: when something was applied or reverted
+  returned: when something was applied or reverted, or would be reverted in check mode
   type: str
+writes:
+  description: How many writes the apply journaled.
+  returned: state is applied and something was applied
+  type: int
 findings:
-  description: Findings after the apply (e.g. a HugePages pool the kernel could not fill).
+  description: Findings after the apply (e.g. a HugePages pool the kernel could not fill), or of the plan.
   returned: state is applied
   type: list
+  elements: dict
 restored:
-  description: Values a revert restored; C(skipped) those changed since by someone else.
-  returned: state is reverted
+  description: Values a revert restored.
+  returned: state is reverted and a revert ran
   type: list
+  elements: str
+skipped:
+  description: Values a revert left alone because someone changed them since (C(force) restores them).
+  returned: state is reverted and a revert ran
+  type: list
+  elements: str
+failed_writes:
+  description: Values a revert could not restore.
+  returned: state is reverted and the revert failed
+  type: list
+  elements: str
 """
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-
-
-def _line(scope, target, value):
-    return "%-10s %s = %s" % (scope, target, "(unset)" if value is None else value)
-
-
-def plan_diff(changes):
-    """Ansible's diff of a plan: each change's current value against its desired one."""
-    before = "".join(_line(c.scope, c.target, c.current) + "\n" for c in changes)
-    after = "".join(_line(c.scope, c.target, c.desired) + "\n" for c in changes)
-    return {"before": before, "after": after, "before_header": "host now", "after_header": "numatune policy"}
-
-
-def _checked(module, engine, root, policy, params):
-    from numatune.report import compliance
-    plan, facts = engine.make_plan(root, policy, params["only"], params["skip"])
-    report = compliance.build(plan, policy.data, facts, policy_name=policy.name)
-    return dict(changed=False, plan=plan.to_json(), status=report.status, status_text=report.status_text,
-                counts=report.counts, results=[r.to_json() for r in report.results],
-                diff=plan_diff(plan.changes))
+from ansible_collections.numatune.numatune.plugins.module_utils.numatune_host import (  # noqa: E402
+    ARGS, checked, import_numatune, line, open_root, plan_diff)
 
 
 def _applied(module, engine, root, policy, params):
@@ -164,8 +185,8 @@ def _reverted(module, root, params):
     if tx.state in ("reverted", "rolled back") and not params["force"]:
         return dict(changed=False, txid=tx.txid, msg="transaction %s is already %s" % (tx.txid, tx.state))
     undo = [c for c in tx.changes]
-    diff = {"before": "".join(_line(c["scope"], c["target"], c["desired"]) + "\n" for c in undo),
-            "after": "".join(_line(c["scope"], c["target"], c["current"]) + "\n" for c in undo),
+    diff = {"before": "".join(line(c["scope"], c["target"], c["desired"]) + "\n" for c in undo),
+            "after": "".join(line(c["scope"], c["target"], c["current"]) + "\n" for c in undo),
             "before_header": "transaction %s" % tx.txid, "after_header": "before it"}
     if module.check_mode:
         return dict(changed=bool(undo), txid=tx.txid, diff=diff)
@@ -177,7 +198,7 @@ def _reverted(module, root, params):
         restored, skipped, failed = revert(root, tx, force=params["force"])
     if failed:
         module.fail_json(msg="revert of %s failed for: %s" % (tx.txid, "; ".join(failed)), txid=tx.txid,
-                         restored=restored, skipped=skipped, failed=failed)
+                         restored=restored, skipped=skipped, failed_writes=failed)
     if skipped:
         module.warn("left alone (changed since by someone else; force: true restores them): %s" % "; ".join(skipped))
     return dict(changed=bool(restored), txid=tx.txid, restored=restored, skipped=skipped, diff=diff)
@@ -186,37 +207,27 @@ def _reverted(module, root, params):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            policy=dict(type="list", elements="str", default=[]),
+            ARGS,
             state=dict(type="str", choices=["checked", "applied", "reverted"], default="checked"),
-            root=dict(type="path", default="/"),
-            only=dict(type="list", elements="str", default=[]),
-            skip=dict(type="list", elements="str", default=[]),
             txid=dict(type="str"),
             force=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    try:
-        from numatune import engine
-        from numatune.errors import NumatuneError
-        from numatune.root import Root
-    except ImportError as e:
-        module.fail_json(msg="numatune is not installed on this host (%s)" % e,
-                         hint="install the numatune RPM or `pip install numatune` for %s" % module._name)
-    import os
-    if not os.path.isdir(params["root"]):
-        module.fail_json(msg="root %s: no such directory" % params["root"])
-    root = Root(params["root"])
+    engine, NumatuneError, Root = import_numatune(module)
+    root = open_root(module, Root)
     try:
         engine.check_areas(params["only"])
         engine.check_areas(params["skip"])
         if params["state"] == "reverted":
             result = _reverted(module, root, params)
+        elif params["state"] == "checked":
+            module.deprecate("state=checked is read-only: use the numatune.numatune.numatune_info module",
+                             version="1.0.0", collection_name="numatune.numatune")
+            result = checked(engine, root, engine.load_policy(params["policy"], root), params)
         else:
-            policy = engine.load_policy(params["policy"], root)
-            handler = _checked if params["state"] == "checked" else _applied
-            result = handler(module, engine, root, policy, params)
+            result = _applied(module, engine, root, engine.load_policy(params["policy"], root), params)
     except NumatuneError as e:
         module.fail_json(msg=str(e))
     if not module._diff:
