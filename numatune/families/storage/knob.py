@@ -217,6 +217,7 @@ def diff(data, facts):
     for _, _, _, _, via in per_rule:
         vias.update(via)
     compliant = {i: True for i, *_ in per_rule}
+    unset = {i: set() for i, *_ in per_rule}  # devices a rule leaves as they are (not offered, no such file)
     for name in sorted(assigned, key=_natural):
         dev = devices[name]
         attrs = assigned[name]
@@ -228,12 +229,22 @@ def diff(data, facts):
             for item in _live(dev, attr, value, rules[index], index, vias.get(name), switch):
                 if isinstance(item, Change):
                     compliant[index] = False
+                else:
+                    unset[index].add(name)
                 yield item
+    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned)
     for i, rule, direct, expanded, via in per_rule:
-        if direct and compliant[i] and settings_of(rule):
-            yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s live"
-                            % (i, len(expanded), ", ".join(settings_of(rule))), "storage")
-    yield from block_persist.udev(data, mine, per_rule)
+        if not (direct and compliant[i] and settings_of(rule)):
+            continue
+        done = [n for n in expanded if n not in unset[i]]
+        if not done:
+            continue  # nothing is set by this rule: its findings say why; nothing to call compliant
+        kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
+        where = ("live and persisted by %s" % udev_rules.PATH if len(kept) == len(done)
+                 else "live; persisted for %d of them" % len(kept))
+        yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
+                        % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
+    yield from block_persist.udev(data, mine, per_rule, assigned)
     yield from block_persist.multipath(data, mine, per_rule)
 
 
