@@ -130,6 +130,10 @@ def capture(root, out_path):
             except OSError:
                 continue  # write-only or refused attributes: nothing to plan from
             st = os.stat(real)
+            if not path.startswith(("/proc/", "/sys/")):
+                # A file's time tells when it changed (multipath.conf against
+                # multipathd's pid file): keep it. Kernel files have none.
+                info.mtime = st.st_mtime
             info.size = len(data)
             info.mode = st.st_mode & 0o777 or 0o644
             tar.addfile(info, io.BytesIO(data))

@@ -61,6 +61,7 @@ capture_all() {
     capture '/run/udev/data' '^b[0-9]+:[0-9]+$' 0
     capture '/etc/udev/rules.d' '^90-numatune\.rules$' 0
     capture '/etc' '^multipath\.conf$' 0
+    capture '/run' '^multipathd\.pid$' 0
     capture '/etc' '^oratab$' 0
     capture '/etc/security' '^limits\.conf$' 0
     capture '/etc/security/limits.d' '\.conf$' 0
@@ -83,6 +84,9 @@ keep_file() {
     elif ! cat "$SRC$rel" > "$TMP$rel" 2>/dev/null; then
         # Write-only or refused attributes hold nothing to plan from.
         rm -f "$TMP$rel"
+    else
+        # Keep when a file changed (multipath.conf against multipathd's pid file).
+        case $rel in /proc/*|/sys/*) ;; *) touch -r "$SRC$rel" "$TMP$rel" 2>/dev/null ;; esac
     fi
 }
 

@@ -189,3 +189,51 @@ def test_a_rule_that_sets_nothing_is_not_called_compliant(tmp_path, cli):
     plan = json.loads(out)
     assert any(f["id"] == "block.live:sr0:scheduler" for f in plan["findings"])
     assert not [c for c in plan["compliant"] if c["rule"] == "block[1]"], plan["compliant"]
+
+
+MPATH_POLICY = ('[[block]]\nmatch = { vendor = "3PARdata", model = "VV" }\nnomerges = 1\n'
+                'multipath = { rr_min_io_rq = 1 }\n')
+
+
+def _ids(cli, root, policy, command="plan"):
+    status, out, err = cli(command, "--root", root, "--policy", policy, "--format", "json")
+    doc = json.loads(out)
+    return doc, {f["id"]: f for f in doc.get("findings", [])}
+
+
+def test_multipathd_reconfigure_stays_pending_until_the_daemon_restarted(tmp_path, cli):
+    root = tmp_path / "root"
+    san_host(root, luns=1, paths=2, multipath_conf="defaults {\n\tuser_friendly_names yes\n}\n")
+    pidfile = root / "run/multipathd.pid"
+    write(root, "/run/multipathd.pid", "4242\n")
+    os.utime(pidfile, (1_000_000, 1_000_000))  # the daemon started long before
+    policy = write(tmp_path, "p.toml", MPATH_POLICY)
+    plan, found = _ids(cli, root, policy)
+    assert found["block.multipath-reconfigure"]["severity"] == "info"  # said along with the change
+    _apply(cli, root, policy)
+    plan, found = _ids(cli, root, policy)
+    assert not [c for c in plan["changes"] if c["id"] == "block.multipath"]
+    pending = found["block.multipath-reconfigure"]
+    assert pending["pending"] is True and pending["severity"] == "warning"
+    assert "changed after multipathd started" in pending["message"]
+    doc, _ = _ids(cli, root, policy, "check")
+    result = next(r for r in doc["results"] if r["id"] == "block.multipath-reconfigure")
+    assert result["state"] == "pending"
+    os.utime(pidfile)  # multipathd restarted (reconfigured) now
+    plan, found = _ids(cli, root, policy)
+    assert "block.multipath-reconfigure" not in found
+    assert any(c["rule"] == "block.multipath" and "multipathd runs it" in c["message"] for c in plan["compliant"])
+
+
+def test_running_config_decides_on_a_live_host():
+    from numatune.families.storage import multipath_conf, multipathd
+    want = [{"vendor": "3PARdata", "product": "VV", "settings": {"rr_min_io_rq": "1"}}]
+    shown = ('devices {\n\tdevice {\n\t\tvendor "3PARdata"\n\t\tproduct "VV"\n\t\trr_min_io_rq 100\n\t}\n'
+             '\tdevice {\n\t\tvendor "NETAPP"\n\t\tproduct "LUN.*"\n\t}\n}\n')
+    facts = {"multipathd_state": {"running": multipath_conf.parse_devices(shown)}}
+    assert multipathd.state(want, facts)[0] == "stale"
+    later = shown.replace("}\n}\n", "}\n\tdevice {\n\t\tvendor \"3PARdata\"\n\t\tproduct \"VV\"\n\t\trr_min_io_rq 1\n"
+                                    "\t}\n}\n")
+    facts = {"multipathd_state": {"running": multipath_conf.parse_devices(later)}}
+    assert multipathd.state(want, facts)[0] == "loaded"  # the last entry for the array wins, as in multipathd
+    assert multipathd.state(want, {"multipathd_state": {}})[0] == "unknown"

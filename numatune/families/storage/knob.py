@@ -10,7 +10,7 @@ as later policy files win over earlier ones.
 import fnmatch
 import re
 
-from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage import multipath_conf, multipathd, udev_rules
 from numatune.errors import PolicyError
 from numatune.families.storage import facts as facts_block
 from numatune.model import Change, Compliant, Finding, Write
@@ -132,10 +132,16 @@ def read(root, data):
         if "max_sectors_kb" in wanted:
             wanted.append("max_hw_sectors_kb")
         devices[name]["settings"] = facts_block.read_settings(root, devices[name], wanted)
+    binary = next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)
     return {"source": source, "live": root.is_live, "devices": devices,
             "udev_rules": root.read_text(udev_rules.PATH),
             "multipath_conf": root.read_text(multipath_conf.PATH),
-            "multipathd": next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)}
+            "multipathd": binary,
+            "multipathd_state": multipathd.read(root, binary) if data_multipath(data) else None}
+
+
+def data_multipath(data):
+    return any("multipath" in rule for rule in data.get("block") or [])
 
 
 def resolve_scheduler(wanted, dev):

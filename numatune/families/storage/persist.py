@@ -1,7 +1,7 @@
 """What keeps [[block]] settings after a reboot or a hot-add: numatune's udev
 rules file, and its section of /etc/multipath.conf. Drift is found by parsing
 both files back, never by comparing text a user may have reformatted."""
-from numatune.families.storage import multipath_conf, udev_rules, udev_targets
+from numatune.families.storage import multipath_conf, multipathd, udev_rules, udev_targets
 from numatune.families.storage.settings import SCHEDULER_NAMES, settings_of
 from numatune.model import Change, Compliant, Finding, Write
 
@@ -190,9 +190,19 @@ def multipath(data, facts, per_rule):
              "settings": {k: multipath_conf._value(v).strip('"') for k, v in d["settings"].items()}}
             for d in devices]
     if have == want:
-        if want:
-            yield Compliant("block.multipath", "%s: numatune's section has %s" % (
-                multipath_conf.PATH, ", ".join("%s/%s" % (d["vendor"], d["product"]) for d in want)), "storage")
+        if not want:
+            return
+        loaded, how = multipathd.state(want, facts)
+        if loaded == "stale":
+            # The file is right, the daemon still runs the old settings.
+            yield Finding(id="block.multipath-reconfigure", severity="warning", area="storage",
+                          target=multipath_conf.PATH, rule="block.multipath", pending=True,
+                          message="%s has numatune's section but multipathd has not read it (%s): run "
+                                  "`multipathd reconfigure` on the host" % (multipath_conf.PATH, how))
+            return
+        yield Compliant("block.multipath", "%s: numatune's section has %s%s" % (
+            multipath_conf.PATH, ", ".join("%s/%s" % (d["vendor"], d["product"]) for d in want),
+            "; multipathd runs it" if loaded == "loaded" else " (%s)" % how), "storage")
         return
     writes = [Write(kind="file", path=multipath_conf.PATH, editor="multipath_section", args={"devices": devices})]
     restart = True
@@ -207,8 +217,8 @@ def multipath(data, facts, per_rule):
                  restart_required=restart, rule="block.multipath", writes=writes)
     if restart:
         yield Finding(id="block.multipath-reconfigure", severity="info", area="storage", target=multipath_conf.PATH,
-                      rule="block.multipath",
-                      message="after apply, run `multipathd reconfigure` on the host for multipath.conf to take effect")
+                      rule="block.multipath", message="after apply, run `multipathd reconfigure` on the host for "
+                                                      "multipath.conf to take effect (pending until it has run)")
 
 
 def _summary(devices):
