@@ -45,6 +45,10 @@ capture_all() {
     capture '/boot/loader/entries' '\.conf$' 0
     capture '/boot/grub2' '^(grub\.cfg|grubenv)$' 0
     capture '/boot/efi/EFI' '.*' 1
+    capture '/boot/grub' '^(grub\.conf|menu\.lst)$' 0
+    capture '/etc' '^grub\.conf$' 0
+    capture '/sys/firmware/efi' '^(fw_platform_size|systab)$' 0
+    capture '/sys/firmware/memmap/0' '^type$' 0
     capture '/sys/fs/cgroup/cpuset' '.*' 1
     capture '/cgroup/cpuset' '.*' 1
     capture '/sys/fs/cgroup' '^(cgroup\.(controllers|subtree_control|procs)|cpuset\..*|.*\.slice)$' 1
