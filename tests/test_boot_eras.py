@@ -161,7 +161,8 @@ def test_a_uefi_stub_hands_over_and_is_never_edited(tmp_path, cli):
     (root / "boot/grub2").mkdir(parents=True)
     shutil.copy(GRUB / "rhboot-grubby/grub2.16.grub.cfg", root / "boot/grub2/grub.cfg")
     (root / "boot/efi/EFI/redhat").mkdir(parents=True)
-    shutil.copy(GRUB / "insights-core/boot/efi/EFI/redhat/grub.cfg.rhel9.5-stub", root / "boot/efi/EFI/redhat/grub.cfg")
+    shutil.copy(GRUB / "insights-core/boot/efi/EFI/redhat/grub.cfg.rhel9.5-stub",
+                root / "boot/efi/EFI/redhat/grub.cfg")
     write(root, "/sys/firmware/efi/systab", "ACPI20=0x6b7fe014\n")
     policy = write(tmp_path, "p.toml", '[kernel.cmdline]\npresent = ["transparent_hugepage=never"]\n')
     plan = _plan(cli, root, policy)
