@@ -237,3 +237,15 @@ def test_running_config_decides_on_a_live_host():
     facts = {"multipathd_state": {"running": multipath_conf.parse_devices(later)}}
     assert multipathd.state(want, facts)[0] == "loaded"  # the last entry for the array wins, as in multipathd
     assert multipathd.state(want, {"multipathd_state": {}})[0] == "unknown"
+
+
+def test_queue_settings_off_target_are_warnings_and_cache_type_is_critical(tmp_path, cli):
+    root = tmp_path / "root"
+    san_host(root, luns=1, paths=2)
+    policy = write(tmp_path, "p.toml", '[[block]]\nmatch = { vendor = "3PARdata", model = "VV" }\nnr_requests = 1024\n'
+                                       'queue_depth = 64\ncache_type = "write through"\n'
+                                       'acknowledge_volatile_cache_risk = true\n')
+    results = _check(cli, root, policy)
+    assert results["block.live:sdb:nr_requests"]["severity"] == "warning"
+    assert results["block.live:sdb:queue_depth"]["severity"] == "warning"
+    assert results["block.live:sdb:cache_type"]["severity"] == "critical"  # a volatile write-back cache loses data

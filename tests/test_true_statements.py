@@ -4,6 +4,7 @@ manifest says so; a kernel that has the key gets it persisted; a line
 commented out in /run/sysctl.d is said to come back at boot; cores are
 counted per core, not per (package, core_id)."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +124,16 @@ def test_snapshot_records_what_it_tried(tmp_path):
     patterns = manifest.read_patterns(Root(str(tmp_path / "out")))
     assert ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False) in patterns
     assert manifest.read_patterns(Root(str(src))) is None  # a root without one: unknown, not "tried"
+
+
+CPUSET_CASES = sorted((Path(__file__).parent / "cases/cpuset").glob("*/policy.toml"))
+
+
+@pytest.mark.parametrize("policy", CPUSET_CASES, ids=[p.parent.name for p in CPUSET_CASES])
+def test_every_cpuset_change_says_why(tmp_path, cli, policy):
+    import shutil
+    shutil.copytree(policy.parent / "root", tmp_path / "root", symlinks=True)
+    plan = _plan(cli, tmp_path / "root", policy)
+    changes = [c for c in plan["changes"] if c["id"].startswith("cpuset.")]
+    assert changes, "the case plans cpuset changes"
+    assert all(c["why"].strip() for c in changes), [c["id"] for c in changes if not c["why"].strip()]

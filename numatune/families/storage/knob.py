@@ -177,6 +177,7 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
             sysfs = dev["sysfs"] + "/queue/"
             yield Change(id=cid, area="storage", target=target, current=dev["scheduler"]["current"], desired=name,
                          scope="live", action="write %sscheduler" % sysfs, why=why, rule=rule_key,
+                         drift_severity="warning",
                          writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
                                        args={"coupled": [sysfs + "nr_requests"]})])
         return
@@ -204,7 +205,9 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
         risk = "high"
         write = Write(kind="blockattr", path=setting["path"], value=value, args={"prefix": "temporary "})
     yield Change(id=cid, area="storage", target=target, current=current, desired=value, scope="live",
-                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write])
+                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write],
+                 # Queue settings off target cost throughput, not data: a warning. cache_type is data-loss risk.
+                 drift_severity="" if attr == "cache_type" else "warning")
 
 
 def diff(data, facts):
