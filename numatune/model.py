@@ -74,6 +74,9 @@ class Change:
     # A boot-time change whose effect the running kernel already has: drift
     # only for the next boot.
     running_ok: bool = False
+    # How bad the drift is while the change is not made ("" : the report's
+    # default for its scope). A queue setting off target costs speed only: "warning".
+    drift_severity: str = ""
 
     def to_json(self):
         # Field by field: asdict() deep-copies every Write only for it to be

@@ -11,6 +11,7 @@ import re
 import tarfile
 import time
 
+from numatune.facts.manifest import MANIFEST, render
 from numatune.families.registry import FAMILIES
 
 # (directory, name regex, descend into matching subdirectories). Regexes are
@@ -37,6 +38,11 @@ CORE_KEEP = (r"cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_h
 KEEP = "^(%s)$" % "|".join((CORE_KEEP,) + tuple(k for f in FAMILIES for k in f.snapshot.keep))
 KEEP_ALL = ("/sys/kernel/mm/hugepages", "/etc/numatune") + tuple(d for f in FAMILIES for d in f.snapshot.keep_all)
 MAX_DEPTH = 5
+
+
+def manifest():
+    """What this snapshot tries (facts/manifest.py reads it back under --root)."""
+    return render(PATTERNS)
 
 
 def walk(root):
@@ -71,7 +77,9 @@ def _collect(root, path, descend, keep, depth):
 def sh_patterns():
     """The pattern block of packaging/numatune-snapshot.sh, generated from PATTERNS."""
     lines = ["KEEP='%s'" % KEEP, "KEEP_ALL='%s'" % " ".join(KEEP_ALL), "MAX_DEPTH=%d" % MAX_DEPTH,
-             "capture_all() {"]
+             "capture_all() {",
+             # What was tried, as numatune's own snapshot records it (MANIFEST).
+             "    printf '%%s\\n' '%s' > \"$TMP%s\"" % (manifest().replace("'", "'\\''"), MANIFEST)]
     for directory, pattern, descend in PATTERNS:
         lines.append("    capture '%s' '%s' %d" % (directory, pattern, 1 if descend else 0))
     lines += [f.snapshot.sh_expand for f in FAMILIES if f.snapshot.sh_expand]
@@ -102,7 +110,7 @@ def sync_sh(path):
 def capture(root, out_path):
     count = 0
     now = time.time()
-    paths, generated = walk(root), {}
+    paths, generated = walk(root), {MANIFEST.lstrip("/"): (manifest() + "\n").encode()}
     if root.is_live:
         # Files behind sysfs links (NICs, block devices) and made by tools
         # (the ethtool dump): live hosts only.
@@ -135,6 +143,10 @@ def capture(root, out_path):
             except OSError:
                 continue  # write-only or refused attributes: nothing to plan from
             st = os.stat(real)
+            if not path.startswith(("/proc/", "/sys/")):
+                # A file's time tells when it changed (multipath.conf against
+                # multipathd's pid file): keep it. Kernel files have none.
+                info.mtime = st.st_mtime
             info.size = len(data)
             info.mode = st.st_mode & 0o777 or 0o644
             tar.addfile(info, io.BytesIO(data))

@@ -25,6 +25,7 @@ KEEP='^(cpulist|cpumap|meminfo|distance|hugepages|hugepages-[0-9]+kB|nr_hugepage
 KEEP_ALL='/sys/kernel/mm/hugepages /etc/numatune /boot/efi/EFI /etc/tuned /usr/lib/tuned'
 MAX_DEPTH=5
 capture_all() {
+    printf '%s\n' '{"format": 1, "patterns": [["/proc", "^(cmdline|meminfo|cpuinfo|version|mounts|interrupts)$", false], ["/sys/devices/system/node", "^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", true], ["/sys/devices/system/cpu", "^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+|cpufreq|cpuidle)$", true], ["/sys/kernel/mm/hugepages", ".*", true], ["/etc", "^(os-release|redhat-release|oracle-release|system-release|hostname|passwd|group)$", false], ["/etc/numatune", ".*", true], ["/proc/sys/kernel", "^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", false], ["/proc/sys/vm", ".*", false], ["/proc/sys/net/core", "^(rmem_.*|wmem_.*|netdev_max_backlog|somaxconn)$", false], ["/proc/sys/net/ipv4", "^(tcp_rmem|tcp_wmem|ip_local_port_range|ipfrag_high_thresh|ipfrag_low_thresh)$", false], ["/etc", "^sysctl\\.conf$", false], ["/etc/sysctl.d", "\\.conf$", false], ["/run/sysctl.d", "\\.conf$", false], ["/usr/lib/sysctl.d", "\\.conf$", false], ["/sys/kernel/mm/transparent_hugepage", "^(enabled|defrag)$", false], ["/sys/kernel/mm/redhat_transparent_hugepage", "^(enabled|defrag)$", false], ["/etc/default", "^grub$", false], ["/etc/kernel", "^cmdline$", false], ["/boot/loader/entries", "\\.conf$", false], ["/boot/grub2", "^(grub\\.cfg|grubenv)$", false], ["/boot/efi/EFI", ".*", true], ["/boot/grub", "^(grub\\.conf|menu\\.lst)$", false], ["/etc", "^grub\\.conf$", false], ["/sys/firmware/efi", "^(fw_platform_size|systab)$", false], ["/sys/firmware/memmap/0", "^type$", false], ["/sys/fs/cgroup/cpuset", ".*", true], ["/cgroup/cpuset", ".*", true], ["/sys/fs/cgroup", "^(cgroup\\.(controllers|subtree_control|procs)|cpuset\\..*|.*\\.slice)$", true], ["/etc", "^cgconfig\\.conf$", false], ["/etc/cgconfig.d", "\\.conf$", false], ["/etc/systemd/system", "\\.slice$", false], ["/etc/systemd/system/multi-user.target.wants", "^(numad|irqbalance|tuned)\\.service$", false], ["/etc/tuned", ".*", true], ["/usr/lib/tuned", ".*", true], ["/proc/net", "^route$", false], ["/etc/sysconfig/network-scripts", "^ifcfg-", false], ["/etc/NetworkManager/system-connections", "\\.nmconnection$", false], ["/etc/systemd/network", "\\.link$", false], ["/run/udev/data", "^b[0-9]+:[0-9]+$", false], ["/etc/udev/rules.d", "^90-numatune\\.rules$", false], ["/etc", "^multipath\\.conf$", false], ["/run", "^multipathd\\.pid$", false], ["/etc", "^oratab$", false], ["/etc/security", "^limits\\.conf$", false], ["/etc/security/limits.d", "\\.conf$", false]]}' > "$TMP/numatune-snapshot.json"
     capture '/proc' '^(cmdline|meminfo|cpuinfo|version|mounts|interrupts)$' 0
     capture '/sys/devices/system/node' '^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$' 1
     capture '/sys/devices/system/cpu' '^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+|cpufreq|cpuidle)$' 1
@@ -46,6 +47,10 @@ capture_all() {
     capture '/boot/loader/entries' '\.conf$' 0
     capture '/boot/grub2' '^(grub\.cfg|grubenv)$' 0
     capture '/boot/efi/EFI' '.*' 1
+    capture '/boot/grub' '^(grub\.conf|menu\.lst)$' 0
+    capture '/etc' '^grub\.conf$' 0
+    capture '/sys/firmware/efi' '^(fw_platform_size|systab)$' 0
+    capture '/sys/firmware/memmap/0' '^type$' 0
     capture '/sys/fs/cgroup/cpuset' '.*' 1
     capture '/cgroup/cpuset' '.*' 1
     capture '/sys/fs/cgroup' '^(cgroup\.(controllers|subtree_control|procs)|cpuset\..*|.*\.slice)$' 1
@@ -62,6 +67,7 @@ capture_all() {
     capture '/run/udev/data' '^b[0-9]+:[0-9]+$' 0
     capture '/etc/udev/rules.d' '^90-numatune\.rules$' 0
     capture '/etc' '^multipath\.conf$' 0
+    capture '/run' '^multipathd\.pid$' 0
     capture '/etc' '^oratab$' 0
     capture '/etc/security' '^limits\.conf$' 0
     capture '/etc/security/limits.d' '\.conf$' 0
@@ -160,6 +166,9 @@ keep_file() {
     elif ! cat "$SRC$rel" > "$TMP$rel" 2>/dev/null; then
         # Write-only or refused attributes hold nothing to plan from.
         rm -f "$TMP$rel"
+    else
+        # Keep when a file changed (multipath.conf against multipathd's pid file).
+        case $rel in /proc/*|/sys/*) ;; *) touch -r "$SRC$rel" "$TMP$rel" 2>/dev/null ;; esac
     fi
 }
 

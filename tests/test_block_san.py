@@ -6,7 +6,7 @@ import pytest
 
 from block_fixture import san_host, udev_db
 from conftest import tree_digest, write
-from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage import multipath_conf, udev_rules, udev_targets
 from numatune.families.storage import facts as facts_block
 from numatune.root import Root
 
@@ -90,8 +90,7 @@ def test_udev_rules_parse_back_into_the_plan_and_match_exactly_its_devices(san, 
     assert rules and all(len(assigns) == 1 for _, assigns in rules)  # one rule per setting
     devices = facts_block.discover_sysfs(Root(str(san)))
     assert sorted(devices) == sorted(EXPECTED_UDEV)
-    for name, dev in devices.items():
-        assert udev_rules.effective(rules, dev) == EXPECTED_UDEV[name], name
+    assert udev_targets.effective(rules, devices) == EXPECTED_UDEV
     # Rendering what was parsed gives the same rules back.
     assert udev_rules.parse(udev_rules.render([("c", k, a[0]) for k, a in rules])) == rules
 

@@ -116,9 +116,20 @@ def read_cpus(root):
     return cpus, online
 
 
+def _core(cpu, entry, nodes):
+    """What tells one core from another. core_id repeats across the dies (and
+    NUMA nodes) of one package on multi-die CPUs (AMD Magny-Cours: 2 dies of 6
+    cores per socket, core_id 0-5 on both), so (package, core_id) undercounts;
+    the thread siblings list is one core's own, whatever the numbering."""
+    if entry.get("threads"):
+        return tuple(entry["threads"])
+    node = next((nid for nid, n in nodes.items() if int(cpu) in n["cpus"]), None)
+    return (entry.get("physical_package_id"), entry.get("die_id"), node, entry["core_id"])
+
+
 def summarize(nodes, cpus, online):
     packages = {c["physical_package_id"] for c in cpus.values() if "physical_package_id" in c}
-    cores = {(c.get("physical_package_id"), c["core_id"]) for c in cpus.values() if "core_id" in c}
+    cores = {_core(cpu, c, nodes) for cpu, c in cpus.items() if "core_id" in c or c.get("threads")}
     threads = max((len(c.get("threads", [])) for c in cpus.values()), default=0)
     return {
         "sockets": len(packages) or None,

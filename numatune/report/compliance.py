@@ -114,6 +114,8 @@ def classify(plan, facts=None):
             severity, note = "critical", ""
         else:
             severity, note = "warning", " (the running host is right; the next boot would not be)"
+        if c.drift_severity in ("info", "warning") and severity == "critical":
+            severity = c.drift_severity  # the family says this drift costs less than a critical one
         results.append(Result(
             id=c.id, area=c.area, state="drift", severity=severity, policy_key=c.rule, target=c.target,
             current=c.current, desired=c.desired, why=c.why,

@@ -21,5 +21,11 @@ FAMILY = Family(
         ("/boot/loader/entries", r"\.conf$", False),
         ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
         ("/boot/efi/EFI", r".*", True),
+        # GRUB legacy (RHEL/OL 6): grub.conf, menu.lst and /etc/grub.conf (links kept as links).
+        ("/boot/grub", r"^(grub\.conf|menu\.lst)$", False),
+        ("/etc", r"^grub\.conf$", False),
+        # BIOS or UEFI boot: which of two grub.cfg files the firmware reads.
+        ("/sys/firmware/efi", r"^(fw_platform_size|systab)$", False),
+        ("/sys/firmware/memmap/0", r"^type$", False),
     ), keep=(r"grub\.cfg", r"grubenv"), keep_all=("/boot/efi/EFI",)),
 )

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from numatune.errors import BootConfigError
+from numatune.families.boot import grub_files, grub_legacy
 
 ENTRIES_DIR = "/boot/loader/entries"
 GRUB2_DIR = "/boot/grub2"
@@ -61,6 +62,12 @@ class BootConfig:
     # Host path -> content as read, so edits are planned against exactly what was seen.
     # Text decoded with surrogateescape (encode() gives the bytes back) to stay JSON-safe.
     contents: dict = field(default_factory=dict, repr=False)
+    # GRUB legacy's grub.conf (RHEL/OL 6).
+    grub_conf_path: str = ""
+    # Other grub.cfg files edited too (BIOS and UEFI both hold entries, boot mode unknown),
+    # and the sentence that says which file(s) and why ("" when there was no choice).
+    grub_cfg_others: list = field(default_factory=list)
+    boot_choice: str = ""
 
 
 def split_args(s):
@@ -323,13 +330,15 @@ def read_boot_config(root):
                    if not root.isdir(p) and take(p)]
     efi_dirs = root.glob(EFI_DIR, "*")
     grubenv = _first_file(root, [GRUB2_DIR + "/grubenv"] + [d + "/grubenv" for d in efi_dirs])
-    grub_cfg = _first_file(root, [GRUB2_DIR + "/grub.cfg"] + [d + "/grub.cfg" for d in efi_dirs])
+    grub_cfg, others, choice = grub_files.grub_cfgs(root)
     default_grub = _first_file(root, [DEFAULT_GRUB])
     kernel_cmdline = _first_file(root, [KERNEL_CMDLINE])
-    grubenv, grub_cfg, default_grub, kernel_cmdline = (
-        p if p and take(p) else "" for p in (grubenv, grub_cfg, default_grub, kernel_cmdline))
+    grub_conf = grub_files.grub_conf(root)
+    grubenv, grub_cfg, default_grub, kernel_cmdline, grub_conf = (
+        p if p and take(p) else "" for p in (grubenv, grub_cfg, default_grub, kernel_cmdline, grub_conf))
+    others = [p for p in others if take(p)]
     return boot_config_from_files(contents, entry_paths, grubenv, default_grub,
-                                  kernel_cmdline, grub_cfg)
+                                  kernel_cmdline, grub_cfg, grub_conf, others, choice)
 
 
 def _first_file(root, candidates):
@@ -343,7 +352,8 @@ def _first_file(root, candidates):
 
 
 def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_grub_path="",
-                           kernel_cmdline_path="", grub_cfg_path=""):
+                           kernel_cmdline_path="", grub_cfg_path="", grub_conf_path="", grub_cfg_others=(),
+                           boot_choice=""):
     """Pure assembly of a BootConfig from file contents (host path -> bytes or str)."""
     contents = {path: decode(data) for path, data in contents.items()}
     env = parse_grubenv(encode(contents[grubenv_path]), grubenv_path) if grubenv_path else {}
@@ -366,17 +376,28 @@ def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_gr
         kind = "bls"
         entries = [_bls_entry(path, decode(contents[path]), variables) for path in entry_paths]
     elif menu:
-        kind, lines = "grub2-legacy", cfg_text.splitlines()
-        entries = [_menu_entry(grub_cfg_path, n, e, lines[e.lineno], variables)
-                   for n, e in enumerate(menu)]
+        kind, entries = "grub2-legacy", []
+        for path in [grub_cfg_path] + list(grub_cfg_others):
+            text = cfg_text if path == grub_cfg_path else decode(contents[path])
+            lines = text.splitlines()
+            entries += [_menu_entry(path, n, e, lines[e.lineno], variables)
+                        for n, e in enumerate(scan_grub_cfg(text)[0])]
+    elif grub_conf_path and grub_legacy.scan(decode(contents[grub_conf_path]))[0]:
+        kind, text = "grub-legacy", decode(contents[grub_conf_path])
+        lines = text.splitlines()
+        entries = [_menu_entry(grub_conf_path, n, e, lines[e.lineno], variables)
+                   for n, e in enumerate(grub_legacy.scan(text)[0])]
     else:
         kind, entries = "none", []
 
     files = []
     if kind == "bls":
         files += [e.path for e in entries if not e.rescue]
+    if kind == "grub2-legacy":
+        files += list(grub_cfg_others)
     if kind != "none":
         files += [p for p in (grubenv_path, grub_cfg_path if kind == "grub2-legacy" else "",
+                              grub_conf_path if kind == "grub-legacy" else "",
                               default_grub_path, kernel_cmdline_path) if p]
     return BootConfig(
         kind=kind, entries=entries, grubenv_path=grubenv_path,
@@ -388,7 +409,9 @@ def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_gr
         kernel_cmdline_args=(split_args(decode(contents[kernel_cmdline_path]))
                              if kernel_cmdline_path else []),
         grub_cfg_path=grub_cfg_path, files=files, grubenv=env,
-        fallback_kernelopts=fallback, tuned_params=tuned, contents=dict(contents))
+        fallback_kernelopts=fallback, tuned_params=tuned, contents=dict(contents),
+        grub_conf_path=grub_conf_path if kind == "grub-legacy" else "",
+        grub_cfg_others=list(grub_cfg_others) if kind == "grub2-legacy" else [], boot_choice=boot_choice)
 
 
 def expand(tokens, variables):

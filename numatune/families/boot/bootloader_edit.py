@@ -10,6 +10,7 @@ Numatune treats the keys it adds as single-valued: adding ``transparent_hugepage
 drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
 from numatune.errors import BootConfigError
+from numatune.families.boot import grub_legacy
 from numatune.families.boot.bootloader import (ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files,
                                                encode, grubenv_layout, is_rescue, scan_default_grub,
                                                scan_grub_cfg, split_args, variable_name)
@@ -231,6 +232,20 @@ def edit_grub_cfg(text, add, remove):
     return "".join(lines)
 
 
+def edit_grub_conf(text, add, remove):
+    """GRUB legacy's grub.conf: the Linux line (kernel, or module under Xen) of every non-rescue entry."""
+    entries, _ = grub_legacy.scan(text)
+    lines = text.splitlines(keepends=True)
+    for entry in entries:
+        if is_rescue(entry.title, "", entry.kernel):
+            continue
+        line = lines[entry.lineno]
+        body = line.rstrip("\r\n")
+        lines[entry.lineno] = (body[:entry.args_start] + edit_arg_text(body[entry.args_start:], add, remove)
+                               + line[len(body):])
+    return "".join(lines)
+
+
 # EDITORS[name](content, add, remove): "grubenv" takes and returns bytes, the others str.
 EDITORS = {
     "bls": edit_bls_entry,
@@ -238,6 +253,7 @@ EDITORS = {
     "default_grub": edit_default_grub,
     "kernel_cmdline": edit_kernel_cmdline,
     "grub_cfg": edit_grub_cfg,
+    "grub_conf": edit_grub_conf,
 }
 BYTES_EDITORS = frozenset({"grubenv"})
 
@@ -255,15 +271,17 @@ def apply_editor(name, data, add, remove, path=None):
 # --- planning --------------------------------------------------------------------------
 
 def _targets(cfg):
-    if cfg.kind == "none":
-        return []
     out = []
     if cfg.kind == "bls":
         out += [(e.path, "bls") for e in cfg.entries if not e.rescue]
-    if cfg.grubenv_path:
+    if cfg.grubenv_path and cfg.kind != "none":
         out.append((cfg.grubenv_path, "grubenv"))
     if cfg.kind == "grub2-legacy" and cfg.grub_cfg_path:
-        out.append((cfg.grub_cfg_path, "grub_cfg"))
+        out += [(p, "grub_cfg") for p in [cfg.grub_cfg_path] + list(cfg.grub_cfg_others)]
+    if cfg.kind == "grub-legacy":
+        out.append((cfg.grub_conf_path, "grub_conf"))
+    # With no boot entries known, these still say what kernels installed later and
+    # the next grub2-mkconfig get (the plan says the next boot is not known).
     if cfg.default_grub_path:
         out.append((cfg.default_grub_path, "default_grub"))
     if cfg.kernel_cmdline_path:
@@ -289,7 +307,8 @@ def plan_boot_edits(cfg, add, remove):
             changed.append((path, name))
     after = boot_config_from_files(
         contents, [e.path for e in cfg.entries] if cfg.kind == "bls" else [],
-        cfg.grubenv_path, cfg.default_grub_path, cfg.kernel_cmdline_path, cfg.grub_cfg_path)
+        cfg.grubenv_path, cfg.default_grub_path, cfg.kernel_cmdline_path, cfg.grub_cfg_path,
+        cfg.grub_conf_path, cfg.grub_cfg_others, cfg.boot_choice)
     problems = missing_in_entries(after, add, remove)
     if problems:
         path, problem = problems[0]

@@ -20,7 +20,7 @@ POLICY = {
         "why": WHY,
     }),
 }
-EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg")
+EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf")
 
 
 def check_policy(data):
@@ -113,13 +113,25 @@ def diff(data, facts):
                       rule="kernel.cmdline", message="%s; no boot argument is planned" % mine["error"])
         return
     cfg = config(facts)
+    listed = ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
         yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
                       rule="kernel.cmdline",
-                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, "
-                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted"
-                              % ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted))
+                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
+                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted" % listed)
         return
+    if cfg.kind == "none":
+        # Only the files that feed later kernels and grub2-mkconfig: what the next boot gets is not known.
+        yield Finding(id="cmdline.no-boot-entries", severity="warning", area="kernel", target="bootloader",
+                      rule="kernel.cmdline",
+                      message="no boot entries numatune can read (BLS entries, grub.cfg, grub.conf): %s is edited "
+                              "in %s only, which the next boot does not read until grub2-mkconfig runs"
+                              % (listed, " and ".join(p for p in (cfg.default_grub_path, cfg.kernel_cmdline_path)
+                                                      if p)))
+    elif cfg.boot_choice and cfg.kind == "grub2-legacy":
+        yield Finding(id="cmdline.bootloader-file", severity="info", area="kernel", target=cfg.grub_cfg_path,
+                      rule="kernel.cmdline", message=cfg.boot_choice)
+    changed = set()
     for arg, present, why, rule in wanted:
         add, remove = ([arg], []) if present else ([], [arg])
         try:
@@ -132,6 +144,7 @@ def diff(data, facts):
         booted_ok = live is None or _has(live, arg) == present
         verb = "add" if present else "remove"
         if writes:
+            changed.add(arg)
             name = arg.split("=", 1)[0]
             old = sorted({a for e in cfg.entries for a in e.args if a == name or a.startswith(name + "=")})
             yield Change(
@@ -140,6 +153,8 @@ def diff(data, facts):
                 scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
                 reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
                 running_ok=live is not None and _has(live, arg) == present)
+        elif cfg.kind == "none":
+            continue  # nothing to edit, and nothing known about the next boot: the finding above says so
         elif not booted_ok:
             yield Finding(id="cmdline.reboot-pending:" + arg, severity="warning", area="kernel",
                           target="/proc/cmdline", rule=rule, pending=True,
@@ -149,7 +164,7 @@ def diff(data, facts):
         else:
             yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
                                                                             else "absent"), "kernel")
-    yield from _entry_findings(cfg, wanted)
+    yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
 
 
 def _numa_off(facts):
@@ -174,9 +189,10 @@ def _entry_findings(cfg, wanted):
     from numatune.families.boot.bootloader_edit import missing_in_entries
     present = [a for a, w, _, _ in wanted if w]
     absent = [a for a, w, _, _ in wanted if not w]
+    # Arguments a change of this plan edits are left out: the change says it.
     for path, problem in missing_in_entries(cfg, present, absent):
-        yield Finding(id="cmdline.entry:%s" % path, severity="warning", area="kernel", target=path,
-                      rule="kernel.cmdline", message="boot entry %s: %s" % (path, problem))
+        yield Finding(id="cmdline.entry:%s:%s" % (path, problem.split()[-1]), severity="warning", area="kernel",
+                      target=path, rule="kernel.cmdline", message="boot entry %s: %s" % (path, problem))
 
 
 def _editor(kind):

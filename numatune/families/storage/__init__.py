@@ -13,5 +13,7 @@ FAMILY = Family(
         ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
         ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
         ("/etc", r"^multipath\.conf$", False),
+        # Its mtime is when multipathd started: was multipath.conf read since?
+        ("/run", r"^multipathd\.pid$", False),
     ), live=facts.snapshot_live, sh_live=facts.SH_LIVE),
 )

@@ -10,7 +10,7 @@ as later policy files win over earlier ones.
 import fnmatch
 import re
 
-from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage import multipath_conf, multipathd, udev_rules
 from numatune.errors import PolicyError
 from numatune.families.storage import facts as facts_block
 from numatune.model import Change, Compliant, Finding, Write
@@ -132,10 +132,16 @@ def read(root, data):
         if "max_sectors_kb" in wanted:
             wanted.append("max_hw_sectors_kb")
         devices[name]["settings"] = facts_block.read_settings(root, devices[name], wanted)
+    binary = next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)
     return {"source": source, "live": root.is_live, "devices": devices,
             "udev_rules": root.read_text(udev_rules.PATH),
             "multipath_conf": root.read_text(multipath_conf.PATH),
-            "multipathd": next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)}
+            "multipathd": binary,
+            "multipathd_state": multipathd.read(root, binary) if data_multipath(data) else None}
+
+
+def data_multipath(data):
+    return any("multipath" in rule for rule in data.get("block") or [])
 
 
 def resolve_scheduler(wanted, dev):
@@ -171,6 +177,7 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
             sysfs = dev["sysfs"] + "/queue/"
             yield Change(id=cid, area="storage", target=target, current=dev["scheduler"]["current"], desired=name,
                          scope="live", action="write %sscheduler" % sysfs, why=why, rule=rule_key,
+                         drift_severity="warning",
                          writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
                                        args={"coupled": [sysfs + "nr_requests"]})])
         return
@@ -198,7 +205,9 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
         risk = "high"
         write = Write(kind="blockattr", path=setting["path"], value=value, args={"prefix": "temporary "})
     yield Change(id=cid, area="storage", target=target, current=current, desired=value, scope="live",
-                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write])
+                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write],
+                 # Queue settings off target cost throughput, not data: a warning. cache_type is data-loss risk.
+                 drift_severity="" if attr == "cache_type" else "warning")
 
 
 def diff(data, facts):
@@ -217,6 +226,7 @@ def diff(data, facts):
     for _, _, _, _, via in per_rule:
         vias.update(via)
     compliant = {i: True for i, *_ in per_rule}
+    unset = {i: set() for i, *_ in per_rule}  # devices a rule leaves as they are (not offered, no such file)
     for name in sorted(assigned, key=_natural):
         dev = devices[name]
         attrs = assigned[name]
@@ -228,12 +238,22 @@ def diff(data, facts):
             for item in _live(dev, attr, value, rules[index], index, vias.get(name), switch):
                 if isinstance(item, Change):
                     compliant[index] = False
+                else:
+                    unset[index].add(name)
                 yield item
+    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned)
     for i, rule, direct, expanded, via in per_rule:
-        if direct and compliant[i] and settings_of(rule):
-            yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s live"
-                            % (i, len(expanded), ", ".join(settings_of(rule))), "storage")
-    yield from block_persist.udev(data, mine, per_rule)
+        if not (direct and compliant[i] and settings_of(rule)):
+            continue
+        done = [n for n in expanded if n not in unset[i]]
+        if not done:
+            continue  # nothing is set by this rule: its findings say why; nothing to call compliant
+        kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
+        where = ("live and persisted by %s" % udev_rules.PATH if len(kept) == len(done)
+                 else "live; persisted for %d of them" % len(kept))
+        yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
+                        % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
+    yield from block_persist.udev(data, mine, per_rule, assigned)
     yield from block_persist.multipath(data, mine, per_rule)
 
 

@@ -1,7 +1,7 @@
 """What keeps [[block]] settings after a reboot or a hot-add: numatune's udev
 rules file, and its section of /etc/multipath.conf. Drift is found by parsing
 both files back, never by comparing text a user may have reformatted."""
-from numatune.families.storage import multipath_conf, udev_rules
+from numatune.families.storage import multipath_conf, multipathd, udev_rules, udev_targets
 from numatune.families.storage.settings import SCHEDULER_NAMES, settings_of
 from numatune.model import Change, Compliant, Finding, Write
 
@@ -12,76 +12,114 @@ UDEV_ATTRS = {"scheduler": "queue/scheduler", "nr_requests": "queue/nr_requests"
               "rotational": "queue/rotational", "nomerges": "queue/nomerges", "rq_affinity": "queue/rq_affinity",
               "queue_depth": "device/queue_depth"}
 SCSI_ONLY = ("queue_depth",)
-BASE = [("ACTION", "==", "add|change"), ("SUBSYSTEM", "==", "block"), ("ENV{DEVTYPE}", "==", "disk")]
 
 
-def _scheduler_value(wanted, devices, names):
+def _scheduler_names(wanted, devices, names):
+    """The names a rule may assign, best first: only those a selected
+    device offers (a rule for a scheduler no device has would be dead)."""
+    offered = set()
     for name in names:
         sched = devices[name]["scheduler"]
-        for candidate in SCHEDULER_NAMES[wanted]:
-            if candidate == sched["current"] or candidate in sched["available"]:
-                return candidate
-    return None
-
-
-def key_sets(rule, devices, expanded):
-    """Match keys that select exactly ``expanded``: the rule's own selector,
-    plus the multipath maps and paths it reaches only through a map."""
-    own = udev_rules.selector_keys(rule["match"])
-    rest = [n for n in expanded if not udev_rules.matches(own, devices[n])]
-    # A selector udev cannot satisfy (a map's vendor is its paths') would be a dead rule.
-    sets = [own] if len(rest) < len(expanded) else []
-    maps = sorted(devices[n]["dm_uuid"] for n in rest if devices[n]["kind"] == "dm-multipath"
-                  and devices[n]["dm_uuid"])
-    if maps:
-        sets.append(BASE + [("KERNEL", "==", "dm-*"), ("ENV{DM_UUID}", "==", "|".join(maps))])
-    serials = set()
-    for n in rest:
-        dev = devices[n]
-        if dev["kind"] == "dm-multipath":
-            continue
-        serial = dev["udev"].get("ID_SERIAL")
-        if serial is None:
-            # udev's scsi_id gives the paths of a map the map's WWID as ID_SERIAL.
-            for holder in dev["holders"]:
-                uuid = (devices.get(holder) or {}).get("dm_uuid") or ""
-                if uuid.startswith("mpath-"):
-                    serial = uuid[len("mpath-"):]
-        if serial:
-            serials.add(serial)
-    if serials:
-        sets.append(BASE + [("KERNEL", "!=", udev_rules.NOT_DISK),
-                            ("ENV{ID_SERIAL}", "==", "|".join(sorted(serials)))])
-    return sets
+        offered |= set(sched["available"] or []) | {sched["current"]}
+    return [n for n in SCHEDULER_NAMES[wanted] if n in offered]
 
 
 def desired_entries(data, facts, per_rule):
-    """[(comment, keys, (attr_key, value))] for every rule that selects a device now."""
+    """([(comment, keys, (assign key, value))], findings) for every rule
+    that selects a device now; a line two rules would both write is kept
+    once, where the later rule puts it (later rules win, as in udev)."""
     devices = facts["devices"]
-    entries = []
+    entries, findings = [], []
     for i, rule, direct, expanded, via in per_rule:
         if not expanded:
             continue
         comment = "block[%d]%s" % (i, ": " + rule["why"] if rule.get("why") else "")
-        sets = key_sets(rule, devices, expanded)
+        sets, general = udev_targets.target_sets(rule, devices, direct, expanded)
+        if not general:
+            findings.append(Finding(
+                id="block.udev-pinned:%d" % i, severity="warning", area="storage", target="block[%d]" % i,
+                rule="block[%d].match" % i,
+                message="block[%d]: the multipath maps it selects share no WWID vendor prefix that sets them apart "
+                        "from the other maps: the udev rules name today's LUNs, so a LUN added later gets these "
+                        "settings only from the next `numatune apply`" % i,
+                why='select the maps by dm_name or wwn (e.g. match = { dm_name = "ora_*" })'))
         for attr, value in settings_of(rule).items():
             if attr not in UDEV_ATTRS:
                 continue
+            names = None
             if attr == "scheduler":
-                value = _scheduler_value(value, devices, expanded)
-                if value is None:
+                names = _scheduler_names(value, devices, expanded)
+                if not names:
                     continue
-            for keys in sets:
-                if attr in SCSI_ONLY and not any(udev_rules.matches(keys, devices[n]) and
-                                                 devices[n]["kind"] != "dm-multipath" for n in expanded):
+            for keys, mode, maps_only in sets:
+                if attr in SCSI_ONLY and mode == "self" and maps_only:
                     continue  # a map has no SCSI device: only its paths take queue_depth
-                entries.append((comment, keys, ("ATTR{%s}" % UDEV_ATTRS[attr], value)))
-    return entries
+                for rule_keys, assign in udev_targets.assignments(UDEV_ATTRS[attr], value, names, keys, mode):
+                    entries.append((comment, rule_keys, assign))
+    seen, kept = set(), []
+    for comment, keys, assign in reversed(entries):
+        line = udev_rules.format_rule(keys, assign)
+        if line not in seen:
+            seen.add(line)
+            kept.append((comment, keys, assign))
+    return kept[::-1], findings
 
 
-def udev(data, facts, per_rule):
-    entries = desired_entries(data, facts, per_rule)
+def coverage(rules, facts, per_rule, assigned):
+    """{device: [attr]} of the settings ``rules`` would not give a device
+    after a reboot or hot-add (the live value alone keeps them)."""
+    devices = facts["devices"]
+    got = udev_targets.effective(rules, {n: devices[n] for n in devices})
+    missing = {}
+    for name, attrs in assigned.items():
+        dev = devices[name]
+        for attr, (value, _) in attrs.items():
+            if attr not in UDEV_ATTRS:
+                continue
+            if attr in SCSI_ONLY and dev["kind"] == "dm-multipath":
+                continue
+            want = value
+            if attr == "scheduler":
+                want = next((n for n in SCHEDULER_NAMES[value] if n in (dev["scheduler"]["available"] or [])
+                             or n == dev["scheduler"]["current"]), None)
+                if want is None:
+                    continue  # not offered: the live diff says so
+            if got[name].get("ATTR{%s}" % UDEV_ATTRS[attr]) != want:
+                missing.setdefault(name, []).append(attr)
+    return missing
+
+
+def current_rules(facts):
+    """The rules numatune's file holds now ([] when absent or unparsable)."""
+    try:
+        return udev_rules.parse(facts.get("udev_rules") or "")
+    except udev_rules.RuleSyntaxError:
+        return []
+
+
+def _live_only(per_rule, missing):
+    by_rule = {}
+    for name, attrs in missing.items():
+        for attr in attrs:
+            for i, rule, direct, expanded, via in per_rule:
+                if name in expanded and attr in settings_of(rule):
+                    by_rule.setdefault((i, attr), []).append(name)
+    for (i, attr), names in sorted(by_rule.items()):
+        shown = ", ".join(names[:6]) + (" and %d more" % (len(names) - 6) if len(names) > 6 else "")
+        yield Finding(id="block.live-only:%d:%s" % (i, attr), severity="warning", area="storage",
+                      target="block[%d].%s" % (i, attr), rule="block[%d].%s" % (i, attr),
+                      message="%s on %s stays live only: no udev rule numatune can write selects %s, so a reboot "
+                              "or re-add loses it" % (attr, shown, "it" if len(names) == 1 else "them"),
+                      why="select these devices by vendor/model, wwn, a udev property or dm_name")
+
+
+def udev(data, facts, per_rule, assigned=None):
+    entries, findings = desired_entries(data, facts, per_rule)
+    yield from findings
     text = facts.get("udev_rules")
+    if assigned:
+        wanted_rules = [(keys, [assign]) for _, keys, assign in entries]
+        yield from _live_only(per_rule, coverage(wanted_rules, facts, per_rule, assigned))
     for i, rule, direct, expanded, via in per_rule:
         if "cache_type" in rule and expanded:
             yield Finding(id="block.cache_type-live:%d" % i, severity="info", area="storage",
@@ -152,9 +190,19 @@ def multipath(data, facts, per_rule):
              "settings": {k: multipath_conf._value(v).strip('"') for k, v in d["settings"].items()}}
             for d in devices]
     if have == want:
-        if want:
-            yield Compliant("block.multipath", "%s: numatune's section has %s" % (
-                multipath_conf.PATH, ", ".join("%s/%s" % (d["vendor"], d["product"]) for d in want)), "storage")
+        if not want:
+            return
+        loaded, how = multipathd.state(want, facts)
+        if loaded == "stale":
+            # The file is right, the daemon still runs the old settings.
+            yield Finding(id="block.multipath-reconfigure", severity="warning", area="storage",
+                          target=multipath_conf.PATH, rule="block.multipath", pending=True,
+                          message="%s has numatune's section but multipathd has not read it (%s): run "
+                                  "`multipathd reconfigure` on the host" % (multipath_conf.PATH, how))
+            return
+        yield Compliant("block.multipath", "%s: numatune's section has %s%s" % (
+            multipath_conf.PATH, ", ".join("%s/%s" % (d["vendor"], d["product"]) for d in want),
+            "; multipathd runs it" if loaded == "loaded" else " (%s)" % how), "storage")
         return
     writes = [Write(kind="file", path=multipath_conf.PATH, editor="multipath_section", args={"devices": devices})]
     restart = True
@@ -169,8 +217,8 @@ def multipath(data, facts, per_rule):
                  restart_required=restart, rule="block.multipath", writes=writes)
     if restart:
         yield Finding(id="block.multipath-reconfigure", severity="info", area="storage", target=multipath_conf.PATH,
-                      rule="block.multipath",
-                      message="after apply, run `multipathd reconfigure` on the host for multipath.conf to take effect")
+                      rule="block.multipath", message="after apply, run `multipathd reconfigure` on the host for "
+                                                      "multipath.conf to take effect (pending until it has run)")
 
 
 def _summary(devices):

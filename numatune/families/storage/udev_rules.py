@@ -63,7 +63,8 @@ def value_pattern(kind):
 
 def format_rule(keys, assign):
     parts = ['%s%s"%s"' % (k, op, quote(v)) for k, op, v in keys]
-    parts.append('%s="%s"' % (assign[0], quote(assign[1])))
+    # RUN adds to the programs earlier rules queued; an ATTR is assigned.
+    parts.append('%s%s"%s"' % (assign[0], "+=" if assign[0] == "RUN" else "=", quote(assign[1])))
     return ", ".join(parts)
 
 
@@ -137,6 +138,9 @@ def _lookup(device, key):
         if value is None and name == "DM_UUID":
             value = device.get("dm_uuid")
         return value
+    if name == "queue/scheduler" and kind == "ATTR" and "scheduler" in device:
+        sched = device["scheduler"]  # the file as the kernel shows it: "mq-deadline kyber [none]"
+        return " ".join("[%s]" % n if n == sched["current"] else n for n in sched["available"]) or None
     value = device.get("attrs", {}).get(name)
     # udev ignores trailing blanks of sysfs values (SCSI pads vendor/model).
     return None if value is None else value.rstrip()

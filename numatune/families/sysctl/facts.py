@@ -13,6 +13,8 @@ SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d",
                "/usr/lib/sysctl.d", "/lib/sysctl.d")
 SYSCTL_CONF = "/etc/sysctl.conf"
 OURS = "/etc/sysctl.d/90-numatune.conf"
+RUNTIME = "/run/"  # a tmpfs: what is written there is written again (or not) by its owner at each boot
+MARK = "#numatune# "
 
 
 def key_path(key):
@@ -56,7 +58,12 @@ def read_files(root):
     files = []
     for path in load_order(root):
         text = root.read_text(path)
-        files.append({"path": path, "exists": text is not None, "settings": parse_conf(text)})
+        entry = {"path": path, "exists": text is not None, "settings": parse_conf(text)}
+        if path.startswith(RUNTIME):
+            # Lines numatune commented out there: /run is rebuilt at boot, so they come back.
+            marked = "".join(line[len(MARK):] + "\n" for line in (text or "").splitlines() if line.startswith(MARK))
+            entry["marked"] = [key for _, key, _ in parse_conf(marked)]
+        files.append(entry)
     return files
 
 

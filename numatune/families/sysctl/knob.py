@@ -4,12 +4,14 @@
 that load after ours and set another value are part of the plan: their line is
 commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
+from numatune.facts import manifest
 from numatune.families.sysctl import facts as facts_sysctl
+from numatune.families.sysctl import support
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 
 NAME = "sysctl"
-MARK = "#numatune# "
+MARK = facts_sysctl.MARK
 HEADER = ("# Managed by numatune (%s). Changes here are overwritten by\n"
           "# `numatune apply` and restored by `numatune revert`.\n" % facts_sysctl.OURS)
 
@@ -54,7 +56,14 @@ def area_of(key):
 
 def read(root, data, extra_keys=()):
     keys = [k for k, _, _ in rules(data)] + list(extra_keys)
-    return {"live": facts_sysctl.read_live(root, keys), "files": facts_sysctl.read_files(root)}
+    live = facts_sysctl.read_live(root, keys)
+    out = {"live": live, "files": facts_sysctl.read_files(root)}
+    if any(v is None for v in live.values()):
+        # Why a key is missing: the kernel's version, and what a capture tried.
+        out["missing"] = {"is_live": root.is_live, "patterns": manifest.read_patterns(root),
+                          "release": root.read_value("/proc/sys/kernel/osrelease")
+                          or root.read_value("/proc/version") or ""}
+    return out
 
 
 def persist(key, desired, why, facts, data, area=None, live_supported=True):
@@ -66,7 +75,14 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
     paths = [f["path"] for f in files]
     after_ours = paths[paths.index(ours) + 1:] if ours in paths else []
     win = facts_sysctl.effective(files, key)
-    if win and win[0] == desired:
+    runtime = [f["path"] for f in files if f["path"] in after_ours and key in f.get("marked", ())]
+    for path in runtime:
+        yield Finding(id="sysctl.runtime-file:%s@%s" % (key, path), severity="warning", area=area, target=path,
+                      rule="sysctl." + key,
+                      message="numatune commented out %s in %s, but /run is rebuilt at each boot: whatever writes "
+                              "that file puts the line back, and %s = %s is lost at boot" % (key, path, key, desired),
+                      why="change the tool that writes %s (a tuned profile's [sysctl]?)" % path)
+    if win and win[0] == desired and not runtime:
         yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)" % (key, desired, win[1], win[2]), area)
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
@@ -89,6 +105,14 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
                     message="%s:%d sets %s = %s after numatune's file, so %s is lost at boot"
                             % (f["path"], number, key, value, desired))
             else:
+                if f["path"].startswith(facts_sysctl.RUNTIME):
+                    yield Finding(
+                        id="sysctl.runtime-file:%s@%s" % (key, f["path"]), severity="warning", area=area,
+                        target=f["path"], rule="sysctl." + key,
+                        message="%s:%d sets %s = %s after numatune's file; commenting it out holds until the next "
+                                "boot only (/run is rebuilt at boot by whatever wrote it)"
+                                % (f["path"], number, key, value),
+                        why="change the tool that writes %s (a tuned profile's [sysctl]?)" % f["path"])
                 yield Change(
                     id="sysctl.override:%s@%s" % (key, f["path"]), area=area,
                     target="%s:%d: %s" % (f["path"], number, key), current=value, desired="(commented out)",
@@ -104,10 +128,7 @@ def diff(data, facts):
         live = mine["live"].get(key)
         area = area_of(key)
         if live is None:
-            yield Finding(id="sysctl.unsupported:" + key, severity="info", area=area, target=key,
-                          rule="sysctl." + key,
-                          message="%s is not supported on this kernel (%s missing): not set"
-                                  % (key, facts_sysctl.key_path(key)))
+            yield from _missing(key, desired, why, mine, data, area)
             continue
         if live != desired:
             yield Change(
@@ -117,6 +138,26 @@ def diff(data, facts):
         else:
             yield Compliant("sysctl.live:" + key, "%s = %s live" % (key, desired), area)
         yield from persist(key, desired, why, mine, data, area)
+
+
+def _missing(key, desired, why, mine, data, area):
+    """A key without its /proc/sys file: not supported, or only not captured."""
+    info = mine.get("missing") or {}
+    answer, reason = support.support(key, facts_sysctl.key_path(key), info.get("is_live", False),
+                                     info.get("patterns"), info.get("release", ""))
+    if answer == "no":
+        yield Finding(id="sysctl.unsupported:" + key, severity="info", area=area, target=key, rule="sysctl." + key,
+                      message="%s is not supported on this kernel (%s): not set" % (key, reason))
+        return
+    if answer == "unknown":
+        yield Finding(id="sysctl.not-captured:" + key, severity="warning", area=area, target=key,
+                      rule="sysctl." + key,
+                      message="%s: %s: cannot tell whether it is set; not planned" % (key, reason))
+        return
+    # The kernel has it: the next boot gets it from sysctl.d, whatever the capture lacks.
+    yield Finding(id="sysctl.not-captured:" + key, severity="info", area=area, target=key, rule="sysctl." + key,
+                  message="%s: %s: its live value is not known; persisted for the next boot" % (key, reason))
+    yield from persist(key, desired, why, mine, data, area)
 
 
 # Editors: pure functions from a file's current text (None: absent) to its new text.
