@@ -34,7 +34,7 @@ fi
 # suite's norecursedirs skips tests/lab), in the repo, with the project's interpreter.
 args=""
 for a in "$@"; do args+=" $(printf '%q' "$a")"; done
-cmd="cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest"
+cmd="cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest -o addopts="""
 cmd+=" -p no:cacheprovider tests/lab/test_*.py$args"
 # udevd for the persistence tests; the whole lab run must end within 10 minutes.
 LAB_UDEV=${LAB_UDEV:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-600} exec "$HERE/run-in-guest.sh" "$cmd"
