@@ -77,3 +77,31 @@ def wait_for(predicate, timeout=60, step=0.2):
             return True
         time.sleep(step)
     return predicate()
+
+
+def sh(cmd, check=True):
+    print("+ " + cmd)
+    return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True).stdout
+
+
+def scsi_paths():
+    """The scsi_debug disks that report as 3PARdata VV: name -> wwid."""
+    out = {}
+    for dev in sorted(Path("/sys/block").glob("sd*")):
+        if read(dev / "device/model") == "VV":
+            out[dev.name] = read(dev / "device/wwid")
+    return out
+
+
+def load_array():
+    """scsi_debug as a 3PAR array: 2 LUNs through 2 SCSI hosts = 4 sd paths, 2 WWNs."""
+    sh("modprobe scsi_debug num_tgts=1 max_luns=2 add_host=2 vpd_use_hostno=0 dev_size_mb=16 "
+       "inq_vendor=3PARdata inq_product=VV")
+    assert wait_for(lambda: len(scsi_paths()) == 4, timeout=60)
+    sh("udevadm settle --timeout=60")
+    return scsi_paths()
+
+
+def unload_array():
+    sh("multipath -F", check=False)
+    sh("udevadm settle --timeout=30; rmmod scsi_debug", check=False)

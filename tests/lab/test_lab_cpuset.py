@@ -1,12 +1,11 @@
 """cpusets on the guest's cgroup v2 (cpuset controller, NAME.slice) bound to NUMA node 1."""
-import os
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from labkit import cycle, guest_only, numatune, policy_file, read, wait_for
+from labkit import cycle, guest_only, numatune, policy_file, read
 
 pytestmark = guest_only
 CG = Path("/sys/fs/cgroup")

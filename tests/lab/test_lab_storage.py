@@ -1,7 +1,6 @@
 """Storage on the guest's kernel: scsi_debug LUNs that report as a 3PAR array (vendor 3PARdata, model VV),
 two LUNs seen through two SCSI hosts (four sd paths, two WWNs), dm-multipath by multipathd, udevd running."""
 import glob
-import json
 import re
 import subprocess
 import time
@@ -9,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from labkit import cycle, guest_only, numatune, plan_json, policy_file, read, wait_for, write
+from labkit import (cycle, guest_only, load_array, numatune, plan_json, policy_file, read, scsi_paths, sh,
+                    unload_array, wait_for, write)
 
 pytestmark = guest_only
 BLOCK = Path("/sys/block")
@@ -17,32 +17,17 @@ RULES = Path("/etc/udev/rules.d/90-numatune.rules")
 MPCONF = Path("/etc/multipath.conf")
 
 
-def sh(cmd, check=True):
-    print("+ " + cmd)
-    return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True).stdout
-
-
-def paths():
-    """The scsi_debug disks: name -> wwid."""
-    out = {}
-    for dev in sorted(BLOCK.glob("sd*")):
-        if read(dev / "device/model") == "VV":
-            out[dev.name] = read(dev / "device/wwid")
-    return out
+paths = scsi_paths
 
 
 @pytest.fixture(scope="module")
 def array():
     """scsi_debug as a 3PAR array through two hosts; every path starts on scheduler none."""
-    sh("modprobe scsi_debug num_tgts=1 max_luns=2 add_host=2 vpd_use_hostno=0 dev_size_mb=16 "
-       "inq_vendor=3PARdata inq_product=VV")
-    assert wait_for(lambda: len(paths()) == 4, timeout=60)
-    sh("udevadm settle --timeout=60")
+    load_array()
     for name in paths():
         write(BLOCK / name / "queue/scheduler", "none")
     yield paths()
-    sh("multipath -F", check=False)
-    sh("udevadm settle --timeout=30; rmmod scsi_debug", check=False)
+    unload_array()
 
 
 def scheduler(dev):
