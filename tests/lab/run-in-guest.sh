@@ -14,6 +14,7 @@
 #   LAB_NODES=2 LAB_CPUS_PER_NODE=2
 #   LAB_VSCSI=1       also attach a virtio-scsi HBA with two scsi-hd LUNs backed by
 #                     the same image with the same WWN (a second multipath shape)
+#   LAB_NIC=1         also attach a virtio-net PCIe NIC on the last NUMA node (pxb-pcie), MSI-X IRQs
 #   LAB_DEBUG=1       drop to a shell on the console if the guest init fails
 #   LAB_ACCEL=kvm|tcg LAB_ACCEL_OPTS LAB_CPU LAB_KERNEL LAB_BIOS LAB_APPEND (expert overrides)
 #   LAB_TIMEOUT=SECS  kill the guest after SECS (exit status 124)
@@ -66,6 +67,13 @@ if [ "${LAB_VSCSI:-0}" = 1 ]; then
     -blockdev "driver=file,filename=$RUN/vscsi.img,node-name=vimg,cache.direct=off"
     -device scsi-hd,bus=vs0.0,scsi-id=0,lun=0,drive=vimg,share-rw=on,wwn=0x5000c50015ea71ac,serial=LABVSCSI0
     -device scsi-hd,bus=vs0.0,scsi-id=1,lun=0,drive=vimg,share-rw=on,wwn=0x5000c50015ea71ac,serial=LABVSCSI0)
+fi
+if [ "${LAB_NIC:-0}" = 1 ]; then
+  # A PCIe NIC behind an expander bridge on the last NUMA node: the guest sees its numa_node and MSI-X IRQs.
+  MODS=${MODS:+$MODS,}virtio_net
+  extra+=(-device "pxb-pcie,id=pxb1,bus_nr=128,numa_node=$((NODES-1)),bus=pcie.0"
+    -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
+    -netdev user,id=n1,restrict=on -device virtio-net-pci,netdev=n1,bus=rp1,mac=52:54:00:4c:41:42,vectors=6)
 fi
 if [ -n "${LAB_CONSOLE:-}" ]; then SERIAL=(-serial file:/dev/stderr); else SERIAL=(-serial "file:$RUN/console.log"); fi
 
