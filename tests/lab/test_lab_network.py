@@ -94,13 +94,54 @@ def test_confirm_within_reverts_after_sigkill(tmp_path, veth):
     assert marker["state"] == "reverted"
 
 
-def test_irq_numa_findings_where_the_guest_exposes_them(tmp_path, bond):
-    """irq_affinity = "local-node" on veths (no PCI device, no IRQs, no NUMA node): findings, never a write."""
+def lab_nic():
+    """The virtio-net NIC run.sh attaches behind a PCIe expander on node 1 (LAB_NIC=1)."""
+    for dev in sorted(NET.iterdir()):
+        if (dev / "device").exists() and read(dev / "address") == "52:54:00:4c:41:42":
+            return dev.name
+    pytest.skip("no lab NIC (LAB_NIC=1 attaches it)")
+
+
+def nic_irqs(name):
+    pci = (NET / name / "device").resolve().parent
+    return sorted((p.name for p in (pci / "msi_irqs").iterdir()), key=int)
+
+
+def test_irqs_of_a_nic_on_node1_go_to_node1_cpus(tmp_path):
+    """irq_affinity = "local-node" on a PCIe NIC on node 1: its MSI-X IRQs move to node 1's CPUs; revert restores."""
+    name = lab_nic()
+    irqs = [i for i in nic_irqs(name) if Path("/proc/irq/%s/smp_affinity_list" % i).exists()]
+    assert irqs
+    node1 = read("/sys/devices/system/node/node1/cpulist")
+
+    def affinity():
+        return {i: read("/proc/irq/%s/smp_affinity_list" % i) for i in irqs}
+    # Start with every IRQ allowed everywhere, so node 0's CPUs are in each (remote for this NIC).
+    for i in irqs:
+        Path("/proc/irq/%s/smp_affinity_list" % i).write_text("0-3")
+    policy = policy_file(tmp_path, '[[net]]\nmatch = { name = "%s" }\nirq_affinity = "local-node"\n' % name)
+    plan = json.loads(numatune("plan", "--policy", policy, "--format", "json")[1])
+    assert "numa_node" not in json.dumps(plan["findings"]), plan["findings"]
+    before, applied, _ = cycle(policy, affinity)
+    cpus = set(expand(node1))
+    for i, value in applied.items():
+        assert set(expand(value)) <= cpus, (i, value)
+
+
+def expand(cpulist):
+    out = []
+    for part in cpulist.split(","):
+        lo, _, hi = part.partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
+
+
+def test_virtual_links_get_findings_not_irq_writes(tmp_path, bond):
+    """irq_affinity on veth bond slaves (no PCI device, no IRQs, no node): findings for each, never a write."""
     policy = policy_file(tmp_path, '[[net]]\nmatch = { bond_slave_of = "labbond0" }\nirq_affinity = "local-node"\n')
     status, out, err = numatune("plan", "--policy", policy, "--format", "json")
     assert status == 0, err
     plan = json.loads(out)
     assert plan["changes"] == []
     targets = {f["target"] for f in plan["findings"] if f["family"] == "network"}
-    print(json.dumps(plan["findings"], indent=1))
     assert {"labv0", "labv1"} <= targets
