@@ -20,7 +20,8 @@ command -v qemu-system-x86_64 >/dev/null || command -v apt-get >/dev/null \
 [ -x "$REPO/.venv/bin/python" ] || { echo "lab: no $REPO/.venv: run the README's test command first" >&2; exit 2; }
 
 stamp=$(cat "$HERE/setup.sh" "$HERE/guest-init" | sha256sum | cut -c1-16)
-if [ ! -f "$LAB/initrd.gz" ] || [ "$(cat "$LAB/stamp" 2>/dev/null)" != "$stamp" ]; then
+if [ ! -f "$LAB/initrd.gz" ] || [ "$(cat "$LAB/stamp" 2>/dev/null)" != "$stamp" ] \
+    || ! command -v qemu-system-x86_64 >/dev/null; then
   echo "lab: building the guest in $LAB (once; about a minute)"
   log=$(mktemp)
   if ! "$HERE/setup.sh" >"$log" 2>&1; then
