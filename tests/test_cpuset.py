@@ -283,6 +283,27 @@ def test_cgroup_v2_enables_the_controller_and_writes_a_slice(linked, cli, tmp_pa
     assert tree_digest(root) == before
 
 
+def test_v2_revert_keeps_the_controller_for_a_kept_populated_cpuset(linked, cli, tmp_path):
+    """Found in the QEMU lab (tests/lab): a populated cpuset that revert keeps must keep its
+    parent's cpuset controller too, else the kernel silently unbinds its tasks."""
+    root = linked("32amd64-4s2n4c-cgroup2")
+    write(root, "/proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n")
+    write(root, "/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n")
+    write(root, "/sys/fs/cgroup/cgroup.subtree_control", "memory pids\n")
+    for name in ("cgroup.procs", "cpuset.cpus", "cpuset.mems", "cpuset.cpus.effective", "cpuset.mems.effective"):
+        write(root, "/sys/fs/cgroup/" + name, "\n")
+    pol = policy(tmp_path, '[[cpuset]]\nname = "oracle"\nnodes = [3]\npersist = "none"\n')
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--only", "cpu", "--yes")
+    assert status == 0, err + out
+    (made,) = [p for p in (root / "sys/fs/cgroup").iterdir() if p.name.startswith("oracle")]
+    (made / "cgroup.procs").write_text("4242\n")
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 1, out + err
+    assert "1 task(s) (pid 4242)" in out + err and "%s still set(s) its own cpus/mems" % made.name in out + err
+    assert "cpuset" in (root / "sys/fs/cgroup/cgroup.subtree_control").read_text().split()
+    assert (made / "cpuset.mems").read_text().strip() == "3"
+
+
 def test_noprefix_mount_and_policy_errors(linked, cli, tmp_path):
     root = linked("16amd64-4n4c-cgroup-distance-merge")
     cgroup_v1(root, mount="/dev/cpuset", noprefix=True)

@@ -310,3 +310,25 @@ def test_mode_of_a_bond_that_is_down_changes_live(tmp_path, cli):
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 0, err + out
     assert tree_digest(root) == before
+
+
+def test_virtio_net_reads_node_and_irqs_from_its_pci_function(tmp_path):
+    """Seen on the QEMU lab's real kernel: a virtio-net NIC's `device` is virtioN, whose parent PCI function
+    holds numa_node, local_cpulist and msi_irqs; they are read from there, not reported missing."""
+    from numatune.families.network import facts as net_facts
+    from numatune.root import Root
+    fn = "sys/devices/pci0000:80/0000:80:00.0/0000:81:00.0"
+    for path, text in (("numa_node", "1\n"), ("local_cpulist", "2-3\n"), ("msi_irqs/32", "msix\n"),
+                       ("msi_irqs/33", "msix\n"), ("virtio3/net/ens1/mtu", "1500\n"),
+                       ("virtio3/net/ens1/type", "1\n")):
+        write(tmp_path, "%s/%s" % (fn, path), text)
+    (tmp_path / fn / "virtio3/driver").parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "sys/bus/virtio/drivers/virtio_net").mkdir(parents=True)
+    os.symlink("../../../../bus/virtio/drivers/virtio_net", tmp_path / fn / "virtio3/driver")
+    os.symlink("../../../virtio3", tmp_path / fn / "virtio3/net/ens1/device")
+    (tmp_path / "sys/class/net").mkdir(parents=True)
+    os.symlink("../../devices/pci0000:80/0000:80:00.0/0000:81:00.0/virtio3/net/ens1",
+               tmp_path / "sys/class/net/ens1")
+    info = net_facts.read_interface(Root(str(tmp_path)), "ens1")
+    assert (info["driver"], info["pci"], info["numa_node"], info["local_cpus"], info["msi_irqs"]) == \
+        ("virtio_net", "0000:81:00.0", 1, [2, 3], ["32", "33"])

@@ -172,11 +172,34 @@ def restore(root, op):
             if owner is not None and root.exists(target):
                 os.chown(root.join(target), owner[0], owner[1])
     elif op["action"] == "enable":
+        bound = _bound_children(root, path)
+        if bound:
+            # Seen on a real 6.1 kernel: "-cpuset" is accepted while a child
+            # still has its own cpus/mems (a cpuset revert kept because it has
+            # tasks), and silently unbinds its tasks from their node.
+            raise OSError(errno.EBUSY, "cpuset controller left enabled: %s still set(s) its own cpus/mems "
+                                       "(disabling it would unbind its tasks)" % ", ".join(bound),
+                          root.join(path + "/cgroup.subtree_control"))
         if root.is_live:
             _write_value(root, path + "/cgroup.subtree_control", "-cpuset")
         else:
             with open(root.join(path + "/cgroup.subtree_control"), "w") as f:
                 f.write(op.get("raw") or "")
+
+
+def _bound_children(root, path):
+    """Child cgroups of ``path`` with cpus or mems of their own (not inherited)."""
+    try:
+        names = sorted(os.listdir(root.join(path)))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        child = "%s/%s" % (path, name)
+        if root.isdir(child) and any((root.read_value("%s/cpuset.%s" % (child, f)) or "").strip()
+                                     for f in ("cpus", "mems")):
+            out.append(name)
+    return out
 
 
 def describe(op):

@@ -74,13 +74,26 @@ def _int(text, default=None):
         return default
 
 
+def bus_device(root, dev):
+    """The device that holds a NIC's PCI attributes: ``device`` itself, or its
+    parent when ``device`` is a virtio device (virtio-net: virtioN has no
+    numa_node, local_cpulist or msi_irqs; its PCI function has them, as seen
+    on a real 6.1 kernel in the QEMU lab)."""
+    real = root.realpath(dev)
+    parent = os.path.dirname(real)
+    if not root.exists(real + "/numa_node") and re.match(r"^virtio\d+$", os.path.basename(real)) \
+            and root.exists(parent + "/numa_node"):
+        return parent
+    return real
+
+
 def read_interface(root, name):
     base = "%s/%s" % (NET_DIR, name)
-    dev = base + "/device"
-    has_device = root.exists(dev)
-    driver = root.readlink(dev + "/driver")
+    has_device = root.exists(base + "/device")
+    driver = root.readlink(base + "/device/driver")
+    dev = bus_device(root, base + "/device") if has_device else base + "/device"
     master = root.readlink(base + "/master")
-    pci = os.path.basename(root.realpath(dev)) if has_device else None
+    pci = os.path.basename(dev) if has_device else None
     queues = root.listdir(base + "/queues")
     info = {
         "name": name,
@@ -260,10 +273,10 @@ def snapshot_extra(root):
                   if root.exists("%s/queues/%s/rps_cpus" % (real, q))]
         if root.islink(real + "/device"):
             paths.append(real + "/device")
-            dev = root.realpath(real + "/device")
-            paths += ["%s/%s" % (dev, f) for f in DEVICE_FILES if root.exists("%s/%s" % (dev, f))
-                      or root.islink("%s/%s" % (dev, f))]
-            paths += ["%s/msi_irqs/%s" % (dev, i) for i in root.listdir(dev + "/msi_irqs")]
+            for dev in sorted({root.realpath(real + "/device"), bus_device(root, real + "/device")}):
+                paths += ["%s/%s" % (dev, f) for f in DEVICE_FILES if root.exists("%s/%s" % (dev, f))
+                          or root.islink("%s/%s" % (dev, f))]
+                paths += ["%s/msi_irqs/%s" % (dev, i) for i in root.listdir(dev + "/msi_irqs")]
     paths += ["/proc/irq/%s/smp_affinity_list" % i for i in root.listdir("/proc/irq") if i.isdigit()]
     data = json.dumps(ethtool_snapshot(root), indent=1, sort_keys=True) + "\n"
     return paths, {ETHTOOL_FILE.lstrip("/"): data.encode()}

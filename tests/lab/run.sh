@@ -1,0 +1,41 @@
+#!/bin/bash
+# Usage: tests/lab/run.sh [PYTEST ARGS]   (e.g. -v, -k cpuset)
+# Runs the lab tests (tests/lab/test_*.py) inside ONE boot of a QEMU guest with a real
+# multi-node kernel (Debian's 6.1, 2 NUMA nodes, 4 vCPUs, udevd), using this checkout's
+# .venv, and streams pytest's output; pytest's exit status is ours. The guest image is
+# built once by setup.sh into $LAB (default /var/tmp/numatune-lab, outside the repo)
+# and rebuilt when setup.sh or guest-init change.
+# Where QEMU cannot run (not x86_64, not root, no qemu and no apt-get to install it)
+# it prints one line saying why and exits 0.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+export LAB=${LAB:-/var/tmp/numatune-lab}
+skip() { echo "lab: skipped: $*"; exit 0; }
+
+[ "$(uname -m)" = x86_64 ] || skip "the lab guest is x86_64 and this machine is $(uname -m)"
+[ "$(id -u)" = 0 ] || skip "building and booting the lab guest needs root (apt-get, 9p export of /)"
+command -v qemu-system-x86_64 >/dev/null || command -v apt-get >/dev/null \
+  || skip "no qemu-system-x86_64 and no apt-get to install it"
+[ -x "$REPO/.venv/bin/python" ] || { echo "lab: no $REPO/.venv: run the README's test command first" >&2; exit 2; }
+
+stamp=$(cat "$HERE/setup.sh" "$HERE/guest-init" | sha256sum | cut -c1-16)
+if [ ! -f "$LAB/initrd.gz" ] || [ "$(cat "$LAB/stamp" 2>/dev/null)" != "$stamp" ] \
+    || ! command -v qemu-system-x86_64 >/dev/null; then
+  echo "lab: building the guest in $LAB (once; about a minute)"
+  log=$(mktemp)
+  if ! "$HERE/setup.sh" >"$log" 2>&1; then
+    tail -n 20 "$log" >&2; rm -f "$log"; echo "lab: setup.sh failed (above)" >&2; exit 1
+  fi
+  tail -n 1 "$log"; rm -f "$log"
+  echo "$stamp" > "$LAB/stamp"
+fi
+
+# The command the guest runs: pytest over the lab modules (named explicitly: the main
+# suite's norecursedirs skips tests/lab), in the repo, with the project's interpreter.
+args=""
+for a in "$@"; do args+=" $(printf '%q' "$a")"; done
+cmd="cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest -o addopts="""
+cmd+=" -p no:cacheprovider tests/lab/test_*.py$args"
+# udevd for the persistence tests, a NIC on node 1 for the IRQ test; the whole lab run must end within 10 minutes.
+LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-600} exec "$HERE/run-in-guest.sh" "$cmd"
