@@ -213,10 +213,23 @@ def test_bad_oracle_policy_is_one_line_and_changes_nothing(host, tmp_path, cli, 
     assert tree_digest(host) == before
 
 
-def test_auto_needs_instances(host, tmp_path, cli):
-    policy = write(tmp_path, "bad.toml", '[hugepages]\ncount = "auto"\n')
-    status, out, err = cli("plan", "--root", host, "--policy", policy)
-    assert status == 2 and "[[oracle.instance]]" in err
+def test_auto_finds_instances_in_oratab(host, tmp_path, cli):
+    # No [[oracle.instance]]: ORCL comes from /etc/oratab, and its AMM
+    # (memory_target=1G in the stock pfile) is flagged against the pool.
+    policy = write(tmp_path, "auto.toml", '[hugepages]\ncount = "auto"\n')
+    plan = _plan(cli, host, policy)
+    ids = [f["id"] for f in plan["findings"]]
+    assert "oracle.amm-hugepages:ORCL" in ids
+    assert not [c for c in plan["changes"] if c["id"].startswith("oracle.param")]
+
+
+def test_auto_without_any_instance_leaves_the_pool(host, tmp_path, cli):
+    write(host, "/etc/oratab", "# no databases here\n")
+    policy = write(tmp_path, "auto.toml", '[hugepages]\ncount = "auto"\n')
+    plan = _plan(cli, host, policy)
+    mine = [f["id"] for f in plan["findings"] if f["family"] in ("hugepages", "oracle")]
+    assert mine == ["hugepages.auto-no-instances"]
+    assert not [c for c in plan["changes"] if "hugepages" in c["id"]]
 
 
 LISTENERS = """

@@ -10,7 +10,43 @@ def policy_instances(data):
 
 
 def spec_of(data, inst):
-    return policy_instances(data)[inst["policy_index"]]
+    """The [[oracle.instance]] entry for an instance; {} for one found in
+    /etc/oratab that the policy does not name."""
+    index = inst.get("policy_index")
+    return {} if index is None else policy_instances(data)[index]
+
+
+def _is_database(sid):
+    # +ASM and -MGMTDB (Grid Infrastructure) are no databases of the admin's.
+    return not sid.startswith(("+", "-"))
+
+
+def choose(specs, tab):
+    """[(sid, oratab entry or None, spec, policy index or None)]: each SID
+    once. A SID named by its own entry takes that entry, wherever a
+    ``sid = "*"`` stands; "*" covers the other oratab databases; databases
+    in oratab the policy does not name come last with no spec (their SGAs
+    still count for HugePages)."""
+    by_sid = {t["sid"]: t for t in tab}
+    named = {}
+    for index, spec in enumerate(specs):
+        if spec.get("sid") != "*" and spec.get("sid") not in named:
+            named[spec["sid"]] = index
+    star = next((i for i, s in enumerate(specs) if s.get("sid") == "*"), None)
+    out, seen = [], set()
+    for index, spec in enumerate(specs):
+        sids = [t["sid"] for t in tab if _is_database(t["sid"]) and t["sid"] not in named] \
+            if spec.get("sid") == "*" else [spec.get("sid")] if named.get(spec.get("sid")) == index else []
+        for sid in sids:
+            if sid not in seen:
+                seen.add(sid)
+                out.append((sid, by_sid.get(sid), spec, index))
+    if star is None:
+        for t in tab:
+            if _is_database(t["sid"]) and t["sid"] not in seen:
+                seen.add(t["sid"])
+                out.append((t["sid"], t, {}, None))
+    return out
 
 
 def wanted(data, inst):

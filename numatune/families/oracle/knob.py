@@ -88,28 +88,17 @@ def check_policy(data):
         if len(set(nodes)) != len(nodes) or not all("address" in n for n in lst["node"]):
             yield SchemaError("oracle.listeners.node", "each [[oracle.listeners.node]] needs its own node and an "
                               "address", "node = 0, address = \"10.0.0.10\"")
-    hp = data.get("hugepages") or {}
-    if hp.get("count") == "auto" and not specs:
-        yield SchemaError("hugepages.count", 'hugepages.count = "auto" sizes the pool from Oracle SGAs, but the '
-                          "policy has no [[oracle.instance]]", 'add [[oracle.instance]] sid = "*"')
 
 
 def read(root, data):
     specs = desired.policy_instances(data)
     ora = data.get("oracle") or {}
     generated = _read_listener_files(root, ora.get("listeners"))
-    if not specs:
+    if not specs and not data.get("hugepages"):
         return {"instances": [], "cpusets": {}, "srvctl": [], "listeners": generated}
     tab = oratab.parse(root.read_text(oratab.ORATAB))
-    instances = []
-    for index, spec in enumerate(specs):
-        if spec["sid"] == "*":
-            chosen = [(t["sid"], t) for t in tab if not t["sid"].startswith("+")]   # +ASM is no database
-        else:
-            match = [t for t in tab if t["sid"] == spec["sid"]]
-            chosen = [(spec["sid"], match[0] if match else None)]
-        for sid, entry in chosen:
-            instances.append(instance.read(root, spec, index, sid, entry))
+    instances = [instance.read(root, spec, index, sid, entry)
+                 for sid, entry, spec, index in desired.choose(specs, tab)]
     srvctl = []
     if ora.get("srvctl_config"):
         srvctl = services.parse_srvctl(root.read_text(ora["srvctl_config"]))
@@ -135,7 +124,15 @@ def _read_listener_files(root, spec):
 def diff(data, facts):
     mine = facts[NAME]
     yield from _listeners(data, facts)
-    if not desired.policy_instances(data):
+    named = desired.policy_instances(data)
+    if not named:
+        # No [[oracle.instance]]: the databases /etc/oratab lists are still
+        # checked against the [hugepages] pool (an AMM instance cannot use it).
+        if data.get("hugepages") and mine["instances"]:
+            for inst in mine["instances"]:
+                yield from _unreadable(inst)
+            yield from checks.hugepages_fit(data, facts)
+            yield from checks.evidence(data, facts)
         return
     if not mine["instances"]:
         yield Finding(id="oracle.no-instances", severity="warning", area="oracle", target=oratab.ORATAB,
@@ -161,6 +158,9 @@ def _instance(data, facts, inst):
                       rule="oracle.instance.connect", message="cannot reach %s (%s): planning from its files"
                       % (sid, inst["live_error"]))
     use_sql = inst["live"] is not None and inst["live"]["uses_spfile"]
+    if inst["policy_index"] is None:
+        yield from _unreadable(inst)
+        return
     if found["kind"] is None and not use_sql:
         yield Finding(id="oracle.no-param-file:" + sid, severity="critical", area="oracle", target=sid,
                       rule="oracle.instance", message="no parameter file for %s (looked for spfile%s.ora, spfile.ora "
@@ -194,6 +194,18 @@ def _instance(data, facts, inst):
         return
     for name, current, rendered in differing:
         yield _change(inst, spec, name, current, rendered, why, use_sql)
+
+
+def _unreadable(inst):
+    """An instance found in /etc/oratab but not named by the policy whose
+    parameters cannot be read: its SGA is not counted, and the plan says so."""
+    if inst["policy_index"] is None and not inst["params"]:
+        where = inst["param_file"].get("path") or "(no ORACLE_HOME)"
+        yield Finding(id="oracle.unsized:" + inst["sid"], severity="warning", area="oracle", target=inst["sid"],
+                      rule="hugepages.count",
+                      message="%s is in /etc/oratab but its parameters cannot be read (%s): its SGA is not counted "
+                              "in the HugePages it needs" % (inst["sid"], where),
+                      why="give it a pfile, or name it with [[oracle.instance]] and a pfile")
 
 
 def _change(inst, spec, name, current, rendered, why, use_sql):
