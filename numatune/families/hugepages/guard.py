@@ -12,14 +12,16 @@ WHY = ("an instance with use_large_pages = ONLY does not start without its pages
        "falls back to 4K pages; set [hugepages] allow_shrink = true to lower the pool anyway")
 
 
-def _who(instances, node=None):
+def who(instances, node=None):
+    """"PROD needs 15745 (its alert log; its parameters give 15392), bound
+    to node 3" for each instance with pages (on ``node`` when given)."""
     out = []
     for s in instances:
         if not s["pages"] or (node is not None and node not in (s["nodes"] or [])):
             continue
-        where = " (bound to node %s)" % ",".join(s["nodes"]) if s["nodes"] else ""
-        out.append("%s %d from %s%s" % (s["sid"], s["pages"] if node is None else s["node_pages"][node],
-                                        s["evidence"], where))
+        where = ", bound to node %s" % ",".join(s["nodes"]) if s["nodes"] else ""
+        out.append("%s needs %d (from %s)%s" % (s["sid"], s["pages"] if node is None else s["node_pages"][node],
+                                               s["evidence"], where))
     return "; ".join(out)
 
 
@@ -39,13 +41,13 @@ def starving(kb, want, current, need):
                         "target": "node%s hugepages-%dkB" % (nid, kb),
                         "message": "lowering node %s's %dkB pool from %d to %d pages leaves less than the %d "
                                    "its instances need (%s): no HugePages change planned"
-                                   % (nid, kb, current[nid], want[nid], needed, _who(need["instances"], nid)),
+                                   % (nid, kb, current[nid], want[nid], needed, who(need["instances"], nid)),
                         "why": WHY})
     total_want, total_now = sum(want.values()), sum(current.values())
     if need["total"] and total_want < total_now and total_want < need["total"]:
         out.append({"id": "hugepages.starves", "severity": "critical", "target": "hugepages-%dkB" % kb,
                     "message": "lowering the %dkB pool from %d to %d pages leaves less than the %d the "
                                "instances need (%s): no HugePages change planned"
-                               % (kb, total_now, total_want, need["total"], _who(need["instances"])),
+                               % (kb, total_now, total_want, need["total"], who(need["instances"])),
                     "why": WHY})
     return out

@@ -7,7 +7,7 @@ from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 from numatune.facts.cpulist import parse_cpulist
-from numatune.families.hugepages.guard import starving
+from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
 from numatune.families.sysctl import knob as sysctl_knob
@@ -140,6 +140,13 @@ def diff(data, facts):
     hp = mine["policy"]
     if not hp or "count" not in hp:
         return
+    auto = mine["auto"]
+    if auto:
+        sized = [s for s in auto["instances"] if s["pages"]]
+        yield Finding(id="hugepages.auto", severity="info", area="memory", target="hugepages-%dkB" % auto["kb"],
+                      rule="hugepages.count",
+                      message='count = "auto": %d x %dkB pages (a %d%% margin, never below the pages in use): %s'
+                              % (hp["count"], auto["kb"], auto["margin_pct"], who(sized) or "no SGA on HugePages"))
     why = hp.get("why", "")
     kb = size_kb(data)
     count = hp["count"]

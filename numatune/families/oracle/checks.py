@@ -137,25 +137,22 @@ def hugepages_fit(data, facts):
     have = pool_after(data, facts, kb)
     if have < needed:
         yield _f("oracle.pool-too-small", "critical",
-                 "the %dkB HugePages pool has %d pages; the SGAs need %d (%s)"
-                 % (kb, have, needed, ", ".join("%s %d" % (s["sid"], s["pages"]) for s in sizes)),
+                 "the %dkB HugePages pool %s %d pages; the SGAs need %d (%s)"
+                 % (kb, "will have" if pool.planned_pool(facts) else "has", have, needed,
+                    ", ".join("%s %d" % (s["sid"], s["pages"]) for s in sizes if s["pages"])),
                  "hugepages-%dkB" % kb, "ORAchk rates this CRITICAL; set [hugepages] count = \"auto\"",
                  "oracle.hugepages")
+    need = pool.needs(data, facts, kb)["per_node"]
     for s in sizes:
-        for nid in s["nodes"] or []:
-            node = topo["nodes"].get(nid, {}).get("hugepages", {}).get(str(kb), {})
-            share = -(-s["pages"] // len(s["nodes"]))
-            planned = (_placement(data, facts) or {}).get(nid, node.get("nr", 0))
-            if planned < share:
+        for nid in sorted(s["node_pages"], key=int):
+            planned = pool.node_pages_after(facts, nid, kb)
+            if planned < need[nid]:
+                others = " (with the other instances bound there)" if need[nid] > s["node_pages"][nid] else ""
                 yield _f("oracle.node-pool-too-small:%s:%s" % (s["sid"], nid), "warning",
-                         "%s is bound to node %s, whose pool has %d pages; its SGA needs %d there"
-                         % (s["sid"], nid, planned, share), s["sid"], "", "oracle.hugepages")
+                         "%s is bound to node %s, whose pool %s %d pages; its SGA needs %d there%s"
+                         % (s["sid"], nid, "will have" if pool.planned_pool(facts) else "has", planned,
+                            need[nid], others), s["sid"], "", "oracle.hugepages")
     yield from _shm(data, facts, sizes)
-
-
-def _placement(data, facts):
-    hp = pool.planned_pool(facts)
-    return hp.get("placement") if isinstance(hp.get("placement"), dict) else None
 
 
 def pool_after(data, facts, kb):

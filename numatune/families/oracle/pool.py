@@ -15,6 +15,15 @@ def planned_pool(facts):
     return facts["resolved"]["hugepages"]["policy"]
 
 
+def node_pages_after(facts, nid, kb):
+    """Pages node ``nid``'s pool of ``kb`` will hold after the plan: the
+    resolved per-node figure when the plan changes the pool, else now."""
+    resolved = facts["resolved"]["hugepages"]
+    if resolved["policy"] and resolved["kb"] == kb and nid in (resolved.get("want") or {}):
+        return resolved["want"][nid]
+    return facts["topology"]["nodes"].get(nid, {}).get("hugepages", {}).get(str(kb), {}).get("nr", 0) or 0
+
+
 def bound_nodes(data, facts, params):
     """NUMA nodes of the cpuset an instance is bound to, None when unbound."""
     group = (params.get("processor_group_name") or "").strip("'\"")
@@ -62,7 +71,7 @@ def instance_sizes(data, facts, kb):
         logged = alert_pages(inst, kb) if source != "amm" else None
         pages = max(computed, logged or 0)
         if logged and logged > computed:
-            evidence = "its alert log (the parameters give %d)" % computed
+            evidence = "its alert log's expected pages; its parameters give %d" % computed
         else:
             evidence = "its %s" % source if computed else "its alert log"
         nodes = bound_nodes(data, facts, params)
@@ -119,4 +128,4 @@ def auto_pool(data, facts, kb, nodes=None):
     if len(nodes) > 1:
         placement = sizing.place([(s["pages"], s["nodes"]) for s in sizes], nodes, count, used_per_node)
         count = sum(placement.values())
-    return {"count": count, "placement": placement, "instances": sizes, "kb": kb}
+    return {"count": count, "placement": placement, "instances": sizes, "kb": kb, "margin_pct": margin}
