@@ -62,7 +62,8 @@ def test_pfile_instance_plan_apply_revert(host, tmp_path, cli):
     # ORCL is bound to cpuset "oracle" (node 0): 310 there, the margin 4 + 3 over both nodes.
     assert changes["hugepages.live:node0:2048kB"]["desired"] == "314"
     assert changes["hugepages.live:node1:2048kB"]["desired"] == "3"
-    assert changes["oracle.memlock"]["desired"] == str(317 * 2048)
+    assert changes["oracle.memlock"]["desired"] == "%d kB" % (317 * 2048)
+    assert changes["oracle.memlock"]["current"] == "soft unset, hard unset"
     ids = {f["id"] for f in plan["findings"]}
     assert "oracle.amm-split:ORCL" in ids
     assert not {i for i in ids if i.startswith(("oracle.start-safety", "oracle.pool-too-small", "oracle.no-cpuset"))}

@@ -5,8 +5,9 @@ from numatune.model import Finding
 from numatune.families.oracle import desired, pool, services, values
 
 
-def _f(id, severity, message, target="", why="", rule=""):
-    return Finding(id=id, severity=severity, message=message, target=target, area="oracle", rule=rule, why=why)
+def _f(id, severity, message, target="", why="", rule="", refuses=()):
+    return Finding(id=id, severity=severity, message=message, target=target, area="oracle", rule=rule, why=why,
+                   refuses=list(refuses))
 
 
 def _int(params, name):
@@ -75,7 +76,8 @@ def _binding(data, facts, modes):
             yield _f("oracle.no-cpuset:" + sid, "critical",
                      "%s is bound to processor group %r, but neither the policy's [[cpuset]] nor the host has it: "
                      "the instance will not start (ORA-56729)" % (sid, name), sid,
-                     "add [[cpuset]] name = %r to the policy" % name, "oracle.binding")
+                     "add [[cpuset]] name = %r to the policy" % name, "oracle.binding",
+                     refuses=["oracle.param:%s:processor_group_name" % sid])
             continue
         groups[name] = cs
         cpus, mems = set(cs["cpus"]), {str(m) for m in cs["mems"]}

@@ -229,7 +229,7 @@ def _change(inst, spec, name, current, rendered, why, use_sql):
 
 def _spfile_findings(inst, differing):
     sid, found = inst["sid"], inst["param_file"]
-    names = ", ".join("%s (%s -> %s)" % (n, c, r) for n, c, r in differing)
+    names = ", ".join("%s (%s -> %s)" % (n, "unset" if c is None else c, r) for n, c, r in differing)
     policy_pfile = inst["policy_pfile"]
     if policy_pfile and policy_pfile != found["path"]:
         yield Finding(id="oracle.pfile-shadowed:" + sid, severity="warning", area="oracle", target=policy_pfile,
@@ -255,10 +255,9 @@ def _start_safety(data, facts, inst):
         return None
     return Finding(id="oracle.start-safety:" + inst["sid"], severity="critical", area="oracle", target=inst["sid"],
                    rule="oracle.parameters.use_large_pages",
-                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool has %d "
-                           "and memlock is %s kB; the instance would not start"
-                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb),
-                              "unlimited" if lock == -1 else lock),
+                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will have %d "
+                           "and memlock is %s; the instance would not start"
+                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb), _limit(lock)),
                    why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
 
 
@@ -278,6 +277,11 @@ def _memlock_after(data, facts):
     return soft
 
 
+def _limit(kb):
+    """A memlock limit as a DBA reads it: "unset", "unlimited" or "N kB"."""
+    return "unset" if kb is None else "unlimited" if kb == -1 else "%d kB" % kb
+
+
 def _memlock(data, facts):
     want = _memlock_want(data, facts)
     if want is None:
@@ -289,7 +293,8 @@ def _memlock(data, facts):
         yield Compliant("oracle.memlock", "memlock of %s holds the %d kB pool" % (user, want), "oracle")
         return
     yield Change(id="oracle.memlock", area="oracle", target="%s: %s memlock" % (LIMITS_FILE, user),
-                 current="%s/%s" % (lock["soft"], lock["hard"]), desired=str(want), scope="persistent",
+                 current="soft %s, hard %s" % (_limit(lock["soft"]), _limit(lock["hard"])), desired="%d kB" % want,
+                 scope="persistent",
                  action="set in %s" % LIMITS_FILE, rule="hugepages.count", restart_required=True,
                  why="an instance locks its SGA in HugePages only up to memlock (applies to new logins)",
                  writes=[Write(kind="file", path=LIMITS_FILE, editor="oracle_memlock",

@@ -1,0 +1,84 @@
+"""Never write what the plan says will stop an instance (#19), one SID one
+instance whatever the order of "*" (bug: explicit SIDs were read twice), and
+plans that speak to DBAs ("unset", never Python's None)."""
+import json
+import shutil
+from pathlib import Path
+
+from conftest import tree_digest, write
+
+CASES = Path(__file__).parent / "cases"
+HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
+
+
+def _copy(case, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(CASES / case / "root", root, symlinks=True)
+    return root, CASES / case / "policy.toml"
+
+
+def _plan(cli, root, policy, *more):
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json", *more)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_apply_refuses_a_change_its_finding_says_stops_the_instance(tmp_path, cli):
+    root, policy = _copy("oracle/refuse-missing-group", tmp_path)
+    plan = _plan(cli, root, policy)
+    finding = [f for f in plan["findings"] if f["id"] == "oracle.no-cpuset:E"][0]
+    assert finding["refuses"] == ["oracle.param:E:processor_group_name"]
+    assert "oracle.param:E:processor_group_name" in [c["id"] for c in plan["changes"]]
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 2
+    assert "refused, nothing written" in err and "ORA-56729" in err and len(err.strip().splitlines()) == 1
+    # A's caging parameters were not written either: nothing at all.
+    assert tree_digest(root) == before
+
+
+def test_the_same_run_adding_the_cpuset_lifts_the_refusal(tmp_path, cli):
+    root, policy = _copy("oracle/refuse-missing-group", tmp_path)
+    with_cpuset = write(tmp_path, "policy.toml", '[[cpuset]]\nname = "missing"\nnodes = [1]\n\n'
+                        + policy.read_text())
+    plan = _plan(cli, root, with_cpuset)
+    assert not [f for f in plan["findings"] if f["refuses"]]
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", with_cpuset, "--confirm-within", "0")
+    assert status == 0, out + err
+    assert "processor_group_name='missing'" in (root / HOME.lstrip("/") / "dbs/initE.ora").read_text()
+
+
+def test_explicit_sid_wins_over_star_and_each_instance_is_read_once(tmp_path, cli):
+    root, _ = _copy("oracle/caging-binding", tmp_path)
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "A"
+[oracle.instance.parameters]
+processes = 300
+
+[[oracle.instance]]
+sid = "*"
+[oracle.instance.parameters]
+processes = 200
+""")
+    plan = _plan(cli, root, policy)
+    ids = [c["id"] for c in plan["changes"]]
+    assert len(ids) == len(set(ids)), ids
+    got = {c["id"]: c["desired"] for c in plan["changes"]}
+    # oratab lists A, B, C, D: A keeps its own entry, "*" covers the rest.
+    assert got == {"oracle.param:A:processes": "300", "oracle.param:B:processes": "200",
+                   "oracle.param:C:processes": "200", "oracle.param:D:processes": "200"}
+    unmanaged = [f for f in plan["findings"] if f["id"].startswith("oracle.unmanaged-cpu:")]
+    assert all(f["message"].endswith("runs 4 instances") for f in unmanaged), unmanaged
+    assert len(unmanaged) == len({f["id"] for f in unmanaged})
+
+
+def test_no_python_none_reaches_a_dba(tmp_path, cli):
+    root, _ = _copy("oracle/spfile-on-asm", tmp_path)
+    policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = 10\n\n'
+                   '[[oracle.instance]]\nsid = "ORCL"\n[oracle.instance.parameters]\n'
+                   'processes = 400\nuse_large_pages = "ONLY"\nsga_target = "1G"\n')
+    status, out, err = cli("plan", "--root", root, "--policy", policy)
+    assert status == 0, err
+    assert "None" not in out, out
+    assert "unset -> 400" in out and "memlock is unset" in out
