@@ -84,3 +84,16 @@ def test_auto_pool_from_facts():
     assert [i["pages"] for i in got["instances"]] == [514, 2056]
     assert got["placement"] == {"0": 514 + 1054, "1": 1054}
     assert got["count"] == 2622
+
+
+def test_amm_split_from_the_instances_own_figures():
+    from numatune.families.oracle import desired
+    # The real spfile's perftest.__sga_target / __pga_aggregate_target, rounded up to whole MB.
+    own = {"__sga_target": "30400315392", "__pga_aggregate_target": "10133438464"}
+    assert desired.split(own, 40 * G) == (28992 * M, 9664 * M)
+    # Without them: Oracle's 60/40 of memory_target.
+    assert desired.split({}, 40 * G) == sizing.amm_split(40 * G)
+
+
+def test_memory_max_target_alone_is_still_amm():
+    assert sizing.sga_bytes({"memory_target": "0", "memory_max_target": "1020G", "sga_target": "8G"}) == (0, "amm")

@@ -125,9 +125,18 @@ def hugepages_fit(data, facts):
         sid = inst["sid"]
         if size["source"] == "amm" and (hp or topo["hugepages"].get(str(kb), {}).get("nr")):
             yield _f("oracle.amm-hugepages:" + sid, "warning",
-                     "%s uses AMM (memory_target set): its SGA cannot use HugePages" % sid, sid,
+                     "%s uses AMM (memory_target or memory_max_target set): its SGA cannot use HugePages" % sid, sid,
                      "set memory_target = 0 with sga_target and pga_aggregate_target", "oracle.hugepages")
         ulp = (p.get("use_large_pages") or "TRUE").strip("'\"").upper()
+        if ulp == "ONLY" and (values.to_bytes(p.get("memory_max_target")) or 0) > 0:
+            yield _f("oracle.amm-max-only:" + sid, "critical",
+                     "%s has use_large_pages = ONLY with memory_max_target = %s (memory_target = %s): it is still "
+                     "an AMM instance, which cannot use HugePages, so it will not start"
+                     % (sid, p["memory_max_target"], p.get("memory_target") or "unset"), sid,
+                     "set memory_max_target = 0 beside memory_target = 0, with sga_target and "
+                     "pga_aggregate_target (MOS 749851.1)", "oracle.hugepages",
+                     refuses=["oracle.param:%s:use_large_pages" % sid])
+            continue
         if ulp != "ONLY" and size["pages"]:
             yield _f("oracle.large-pages-not-only:" + sid, "warning",
                      "%s has use_large_pages = %s: the SGA can end up partly on 4K pages" % (sid, ulp), sid,

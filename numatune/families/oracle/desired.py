@@ -56,15 +56,41 @@ def wanted(data, inst):
     out = {name: values.render(v) for name, v in params.items()}
     lower = {k.lower(): k for k in out}
     notes = []
-    current_amm = values.to_bytes(inst["params"].get("memory_target")) or 0
-    if "memory_target" in lower and values.to_bytes(out[lower["memory_target"]]) == 0 and current_amm > 0:
-        sga, pga = sizing.amm_split(current_amm)
+    have = inst["params"]
+    current_amm = values.to_bytes(have.get("memory_target")) or 0
+    leaving = "memory_target" in lower and values.to_bytes(out[lower["memory_target"]]) == 0
+    if leaving and current_amm > 0:
+        sga, pga = split(have, current_amm)
         for name, amount in (("sga_target", sga), ("pga_aggregate_target", pga)):
             if name not in lower:
                 out[name] = "%dM" % (amount // MB)
                 lower[name] = name
                 notes.append(name)
+    # HugePages need memory_max_target unset too (MOS 749851.1): with it
+    # set the instance still reserves AMM's /dev/shm and ONLY cannot start.
+    if leaving and (values.to_bytes(have.get("memory_max_target")) or 0) > 0 and "memory_max_target" not in lower:
+        out["memory_max_target"] = "0"
+        lower["memory_max_target"] = "memory_max_target"
+        notes.append("memory_max_target")
     return out, notes
+
+
+def split(params, memory_target):
+    """(sga_target, pga_aggregate_target) bytes for leaving AMM: the
+    instance's own last figures (``__sga_target``/``__pga_aggregate_target``,
+    which Oracle records in the spfile) when present, else Oracle's 60/40."""
+    sga = values.to_bytes(params.get("__sga_target")) or 0
+    pga = values.to_bytes(params.get("__pga_aggregate_target")) or 0
+    if sga > 0 and pga > 0:
+        return -(-sga // MB) * MB, -(-pga // MB) * MB
+    return sizing.amm_split(memory_target)
+
+
+def split_source(params):
+    if (values.to_bytes(params.get("__sga_target")) or 0) > 0 and \
+            (values.to_bytes(params.get("__pga_aggregate_target")) or 0) > 0:
+        return "the instance's own __sga_target and __pga_aggregate_target"
+    return "%d%% of memory_target to the SGA, the rest PGA" % sizing.AMM_SGA_SHARE
 
 
 def after(data, inst):

@@ -171,9 +171,10 @@ def _instance(data, facts, inst):
     if notes:
         yield Finding(id="oracle.amm-split:" + sid, severity="warning", area="oracle", target=sid,
                       rule="oracle.parameters.memory_target",
-                      message="%s leaves AMM: %s derived from memory_target (%d%% SGA, the rest PGA); review them"
+                      message="%s leaves AMM: %s (from %s); review them"
                               % (sid, " and ".join("%s = %s" % (n, wanted[n]) for n in notes),
-                                 sizing.AMM_SGA_SHARE))
+                                 desired.split_source(inst["params"])),
+                      why="HugePages need memory_target and memory_max_target both unset (MOS 749851.1)")
     differing = []
     for name, rendered in wanted.items():
         current = inst["params"].get(name.lower())
