@@ -82,3 +82,44 @@ def test_no_python_none_reaches_a_dba(tmp_path, cli):
     assert status == 0, err
     assert "None" not in out, out
     assert "unset -> 400" in out and "memlock is unset" in out
+
+
+def test_release_from_each_source(tmp_path, cli):
+    from numatune.families.oracle import alertlog, version
+    root, policy = _copy("oracle/version-aware", tmp_path)
+    old = (root / "u01/app/oracle/product/11.2.0/dbhome_1/inventory/ContentsXML/comps.xml").read_text()
+    assert version.from_comps(old) == (11, 2, 0, 4, 0)
+    lsinv = next((root / "u01/app/oracle/product/12.1.0/dbhome_1/cfgtoollogs/opatch/lsinv").iterdir()).read_text()
+    assert version.from_lsinventory(lsinv) == (12, 1, 0, 1, 0)
+    banner = (root / "u01/app/oracle/diag/rdbms/new/NEW/trace/alert_NEW.log").read_text()
+    assert alertlog.parse(banner)["version"] == [19, 3, 0, 0, 0]      # "Version" beats "Release 19.0"
+    eleven = "Starting ORACLE instance (normal)\nOracle Database 11g Enterprise Edition Release 11.2.0.4.0 - 64bit " \
+             "Production\n"
+    assert alertlog.parse(eleven)["version"] == [11, 2, 0, 4, 0]
+    assert version.lacks("inmemory_size", (12, 1, 0, 1, 0)) == (12, 1, 0, 2)
+    assert version.lacks("inmemory_size", (12, 1, 0, 2, 0)) is None
+    assert version.lacks("processor_group_name", (19, 3)) is None
+    assert version.lacks("cpu_count", (9, 2)) is None                 # not in the table: never refused
+
+    plan = _plan(cli, root, policy)
+    refusing = {f["id"]: f["refuses"] for f in plan["findings"] if f["refuses"]}
+    assert refusing == {"oracle.version:OLD:processor_group_name": ["oracle.param:OLD:processor_group_name"],
+                        "oracle.version:IMC:inmemory_size": ["oracle.param:IMC:inmemory_size"]}
+    assert [f["id"] for f in plan["findings"] if "unknown" in f["id"]] == ["oracle.version-unknown:UNK"]
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 2 and "LRM-00101" in err
+    assert tree_digest(root) == before
+
+
+def test_old_large_pages_report_gives_expected_pages():
+    from numatune.families.oracle import alertlog
+    # 11.2.0.3 as Tanel Poder quoted it: 512 pages used, 89 more asked for.
+    text = ("Starting ORACLE instance (normal)\n****************** Large Pages Information *****************\n"
+            "Total Shared Global Region in Large Pages = 1024 MB (85%)\n"
+            "Large Pages used by this instance: 512 (1024 MB)\nLarge Page size = 2048 KB\n"
+            "  Total Shared Global Region size is 1202 MB. For optimal performance,\n"
+            "  prior to the next instance restart increase the number\n"
+            "  of unused Large Pages by atleast 89 2048 KB Large Pages (178 MB)\n")
+    row = alertlog.parse(text)["large_pages"]["2048"]
+    assert row["expected"] == 601 and row["allocated"] == 512

@@ -6,7 +6,7 @@ import re
 
 from numatune.facts import cgroups
 from numatune.facts.procs import table
-from numatune.families.oracle import alertlog, discovery, live, pfile
+from numatune.families.oracle import alertlog, discovery, live, pfile, version
 
 def home_of(spec, tab_entry):
     if tab_entry and tab_entry.get("home"):
@@ -34,6 +34,7 @@ def read(root, spec, index, sid, tab_entry):
     alert = discovery.alert_log(root, sid, home, inst["params"]) if home or inst["params"] else None
     inst["alert_log"] = alert
     inst["evidence"] = alertlog.read(root, alert) if alert else None
+    inst["version"] = version.read(root, home, (inst["evidence"] or {}).get("version"))
     inst["sga_nodes"] = sga_nodes(root, sid)
     return inst
 

@@ -11,7 +11,7 @@ from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services,
-                                      sizing, values)
+                                      sizing, values, version)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
 NAME = "oracle"
@@ -190,11 +190,43 @@ def _instance(data, facts, inst):
         differing.append((name, current, rendered))
     if not differing:
         return
+    yield from _version_checks(inst, differing)
     if found["kind"] == "spfile" and not use_sql:
         yield from _spfile_findings(inst, differing)
         return
     for name, current, rendered in differing:
         yield _change(inst, spec, name, current, rendered, why, use_sql)
+
+
+def _version_checks(inst, differing):
+    """A parameter the instance's release lacks stops it at startup
+    (LRM-00101): critical, and it refuses the change. An unknown release is
+    said, not guessed."""
+    sid, got = inst["sid"], inst.get("version") or {}
+    unknown = []
+    for name, _, _ in differing:
+        if name.lower() not in version.MINIMUM:
+            continue
+        if got.get("version") is None:
+            unknown.append("%s (needs %s)" % (name, version.show(version.MINIMUM[name.lower()])))
+            continue
+        need = version.lacks(name, got["version"])
+        if need:
+            yield Finding(id="oracle.version:%s:%s" % (sid, name.lower()), severity="critical", area="oracle",
+                          target=sid, rule="oracle.parameters." + name,
+                          refuses=["oracle.param:%s:%s" % (sid, name.lower())],
+                          message="%s runs Oracle %s (from %s); %s needs %s: an unknown parameter stops the "
+                                  "instance at startup (LRM-00101)" % (sid, version.show(got["version"]),
+                                                                      got["source"], name, version.show(need)),
+                          why="leave %s out of this instance's parameters" % name)
+    if unknown:
+        yield Finding(id="oracle.version-unknown:" + sid, severity="warning", area="oracle", target=sid,
+                      rule="oracle.parameters",
+                      message="%s's Oracle release is unknown (no inventory/ContentsXML/comps.xml, OPatch "
+                              "lsinventory output or alert log banner): not checked whether it knows %s"
+                              % (sid, ", ".join(unknown)),
+                      why="an unknown parameter stops the instance at startup (LRM-00101); check the release "
+                          "before restarting")
 
 
 def _unreadable(inst):
