@@ -2,7 +2,7 @@
 RAC In-Memory services, HugePages fit, and the running instance's own
 evidence against the policy. Pure: (policy data, facts) in, Findings out."""
 from numatune.model import Finding
-from numatune.families.oracle import desired, pool, services, values
+from numatune.families.oracle import binding, desired, pool, services, values
 
 
 def _f(id, severity, message, target="", why="", rule="", refuses=()):
@@ -53,7 +53,18 @@ def caging_binding(data, facts):
         yield _f("oracle.caging-too-many", "warning",
                  "%d caged instances on %d CPU threads: at most %d" % (len(caged), threads, threads // 2),
                  "cpu_count", "consolidate, or bind instances to cpusets instead", "oracle.caging")
-    yield from _binding(data, facts, modes)
+    yield from binding.findings(data, facts, modes)
+    if len(modes) == 1 and modes[0][2] != "caged":
+        sid, p, mode = modes[0]
+        sets = pool.cpusets(data, facts)
+        group = sets.get((p.get("processor_group_name") or "").strip("'\"")) if mode == "bound" else None
+        seen = len(group["cpus"]) if group else threads
+        yield _f("oracle.lone-uncaged:" + sid, "info",
+                 "%s runs alone and is not caged: cpu_count defaults to the %d CPUs it sees%s, and its background "
+                 "and parallel processes are sized for all of them" % (sid, seen, " in its processor group"
+                                                                       if group else ""), sid,
+                 "the CPU_COUNT paper advises setting cpu_count (with a resource_manager_plan) to the CPUs the "
+                 "instance should use, so its share stays predictable when others arrive", "oracle.caging")
     if len(modes) > 1:
         for sid, _, mode in modes:
             if mode is None:
@@ -61,41 +72,6 @@ def caging_binding(data, facts):
                          "%s is neither caged (resource_manager_plan + cpu_count) nor bound (processor_group_name) "
                          "on a host that runs %d instances" % (sid, len(modes)), sid,
                          "one busy instance can take every CPU from the others", "oracle.caging")
-
-
-def _binding(data, facts, modes):
-    sets = pool.cpusets(data, facts)
-    node_cpus = {nid: set(n["cpus"]) for nid, n in facts["topology"]["nodes"].items()}
-    groups = {}
-    for sid, p, mode in modes:
-        if mode != "bound":
-            continue
-        name = p["processor_group_name"].strip("'\"")
-        cs = sets.get(name)
-        if cs is None:
-            yield _f("oracle.no-cpuset:" + sid, "critical",
-                     "%s is bound to processor group %r, but neither the policy's [[cpuset]] nor the host has it: "
-                     "the instance will not start (ORA-56729)" % (sid, name), sid,
-                     "add [[cpuset]] name = %r to the policy" % name, "oracle.binding",
-                     refuses=["oracle.param:%s:processor_group_name" % sid])
-            continue
-        groups[name] = cs
-        cpus, mems = set(cs["cpus"]), {str(m) for m in cs["mems"]}
-        cpu_nodes = {nid for nid, c in node_cpus.items() if c & cpus}
-        if cpus and (not mems or cpu_nodes - mems or mems - cpu_nodes):
-            yield _f("oracle.cpuset-not-local:" + sid, "warning",
-                     "cpuset %r of %s has CPUs on node(s) %s but memory on node(s) %s: not NUMA-local"
-                     % (name, sid, ",".join(sorted(cpu_nodes, key=int)) or "-",
-                        ",".join(sorted(mems, key=int)) or "-"), sid,
-                     "give the cpuset the CPUs and the memory of the same nodes", "oracle.binding")
-    names = sorted(groups)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            shared = set(groups[a]["cpus"]) & set(groups[b]["cpus"])
-            if shared:
-                yield _f("oracle.cpuset-overlap:%s:%s" % (a, b), "warning",
-                         "processor groups %r and %r share CPUs %s: neither guarantee holds"
-                         % (a, b, ",".join(map(str, sorted(shared)))), "%s,%s" % (a, b), "", "oracle.binding")
 
 
 def rac_inmemory(data, facts):

@@ -288,8 +288,8 @@ def _start_safety(data, facts, inst):
         return None
     return Finding(id="oracle.start-safety:" + inst["sid"], severity="critical", area="oracle", target=inst["sid"],
                    rule="oracle.parameters.use_large_pages",
-                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will have %d "
-                           "and memlock is %s; the instance would not start"
+                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will "
+                           "have %d and memlock is %s; the instance would not start"
                            % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb), _limit(lock)),
                    why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
 
