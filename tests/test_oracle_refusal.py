@@ -123,3 +123,13 @@ def test_old_large_pages_report_gives_expected_pages():
             "  of unused Large Pages by atleast 89 2048 KB Large Pages (178 MB)\n")
     row = alertlog.parse(text)["large_pages"]["2048"]
     assert row["expected"] == 601 and row["allocated"] == 512
+
+
+def test_rhel6_cpuset_is_found_and_its_remote_memory_reported(tmp_path, cli):
+    root, policy = _copy("oracle/rhel6-remote-binding", tmp_path)
+    plan = _plan(cli, root, policy)
+    found = {f["id"]: f for f in plan["findings"]}
+    assert "oracle.no-cpuset:PROD" not in found
+    msg = found["oracle.cpuset-not-local:PROD"]["message"]
+    assert "/cgroup/cpuset/oracle" in msg and "distance 22, local 10" in msg and "2.15x" in msg
+    assert '"Instance started in processor group oracle (NUMA Nodes: 7 CPUs: 1-9)"' in msg

@@ -10,7 +10,7 @@ restart unless the parameter is dynamic and changed in memory too.
 from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
-from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services,
+from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, oratab, pfile, pool, services,
                                       sizing, values, version)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
@@ -94,8 +94,8 @@ def read(root, data):
     specs = desired.policy_instances(data)
     ora = data.get("oracle") or {}
     generated = _read_listener_files(root, ora.get("listeners"))
-    if not specs and not data.get("hugepages"):
-        return {"instances": [], "cpusets": {}, "srvctl": [], "listeners": generated}
+    # Databases in /etc/oratab are read whatever the policy names: their
+    # SGAs size and guard the HugePages, their binding is checked.
     tab = oratab.parse(root.read_text(oratab.ORATAB))
     instances = [instance.read(root, spec, index, sid, entry)
                  for sid, entry, spec, index in desired.choose(specs, tab)]
@@ -128,6 +128,8 @@ def diff(data, facts):
     if not named:
         # No [[oracle.instance]]: the databases /etc/oratab lists are still
         # checked against the [hugepages] pool (an AMM instance cannot use it).
+        # From the host alone: how they are bound.
+        yield from binding.findings(data, facts, checks.cpu_modes(data, facts))
         if data.get("hugepages") and mine["instances"]:
             for inst in mine["instances"]:
                 yield from _unreadable(inst)
