@@ -133,3 +133,14 @@ def test_rhel6_cpuset_is_found_and_its_remote_memory_reported(tmp_path, cli):
     msg = found["oracle.cpuset-not-local:PROD"]["message"]
     assert "/cgroup/cpuset/oracle" in msg and "distance 22, local 10" in msg and "2.15x" in msg
     assert '"Instance started in processor group oracle (NUMA Nodes: 7 CPUs: 1-9)"' in msg
+
+
+def test_rac_host_without_service_data_says_so(tmp_path, cli):
+    root, _ = _copy("oracle/rac-services", tmp_path)
+    policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = "auto"\n')
+    plan = _plan(cli, root, policy)
+    found = {f["id"]: f for f in plan["findings"]}
+    assert "orcl" in found["oracle.rac-no-services"]["message"]
+    # orcl (the oratab name) was resolved to the local instance orcl1 and sized from its pfile.
+    auto = found["hugepages.auto"]["message"]
+    assert "orcl1 needs 4104" in auto    # sga_target 8G + one 16M granule = 8208M = 4104 x 2M

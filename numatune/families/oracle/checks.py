@@ -74,21 +74,57 @@ def caging_binding(data, facts):
                          "one busy instance can take every CPU from the others", "oracle.caging")
 
 
+IM_WHY = ("after a failover or relocation the In-Memory column store is populated across all instances instead of "
+          "the service's, and queries read it over the interconnect")
+
+
+def _is_rac(params):
+    return (params.get("cluster_database") or "").strip("'\"").upper() == "TRUE"
+
+
 def rac_inmemory(data, facts):
-    by_sid = {i["sid"].upper(): i for i in facts["oracle"]["instances"]}
-    for svc in services.read_services(data, facts):
+    """parallel_instance_group per service (the RAC In-Memory paper), for
+    the local instances and for their peers known from a shared pfile's
+    "orcl2." lines; one answer per instance however many services it offers."""
+    instances = facts["oracle"]["instances"]
+    svcs = services.read_services(data, facts)
+    params = {}
+    for inst in instances:
+        params[inst["sid"].upper()] = (inst["sid"], desired.after(data, inst))
+    for inst in instances:
+        for peer, p in (inst.get("peers") or {}).items():
+            params.setdefault(peer.upper(), (peer, p))
+    rac = sorted({inst.get("database") or inst["sid"] for inst in instances
+                  if inst.get("database") or _is_rac(params[inst["sid"].upper()][1])})
+    if rac and not svcs:
+        yield _f("oracle.rac-no-services", "warning",
+                 "%s %s RAC but the policy gives no cluster service description ([[oracle.service]] or "
+                 "[oracle] srvctl_config): parallel_instance_group per service is not checked"
+                 % (", ".join(rac), "is" if len(rac) == 1 else "are"), ",".join(rac),
+                 "save `srvctl config service -d DB` to a file and name it in [oracle] srvctl_config",
+                 "oracle.rac-inmemory")
+    offers = {}
+    for svc in svcs:
         for sid in svc["preferred"] + svc["available"]:
-            inst = by_sid.get(sid.upper())
-            if inst is None:
-                continue
-            group = (desired.after(data, inst).get("parallel_instance_group") or "").strip("'\"")
-            if group.upper() != svc["name"].upper():
-                yield _f("oracle.rac-inmemory:%s:%s" % (svc["name"], sid), "warning",
-                         "%s can run service %s but parallel_instance_group is %r, not %r"
-                         % (sid, svc["name"], group or "(unset)", svc["name"]), sid,
-                         "after a failover or relocation the In-Memory column store is populated across all "
-                         "instances instead of the service's, and queries read it over the interconnect",
-                         "oracle.rac-inmemory")
+            names = offers.setdefault(sid.upper(), (sid, []))[1]
+            if svc["name"] not in names:
+                names.append(svc["name"])
+    for key, (sid, names) in sorted(offers.items()):
+        if key not in params:
+            continue
+        group = (params[key][1].get("parallel_instance_group") or "").strip("'\"")
+        if group.upper() in (n.upper() for n in names):
+            continue
+        if len(names) == 1:
+            yield _f("oracle.rac-inmemory:%s:%s" % (names[0], sid), "warning",
+                     "%s can run service %s but parallel_instance_group is %r, not %r"
+                     % (sid, names[0], group or "(unset)", names[0]), sid, IM_WHY, "oracle.rac-inmemory")
+        else:
+            yield _f("oracle.rac-inmemory:" + sid, "warning",
+                     "%s offers services %s but parallel_instance_group is %r: set it to the service whose "
+                     "sessions query the In-Memory column store" % (sid, ", ".join(names), group or "(unset)"), sid,
+                     IM_WHY + "; sessions of the other services can ALTER SESSION SET parallel_instance_group",
+                     "oracle.rac-inmemory")
 
 
 def hugepages_fit(data, facts):

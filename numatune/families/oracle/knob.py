@@ -130,6 +130,7 @@ def diff(data, facts):
         # checked against the [hugepages] pool (an AMM instance cannot use it).
         # From the host alone: how they are bound.
         yield from binding.findings(data, facts, checks.cpu_modes(data, facts))
+        yield from checks.rac_inmemory(data, facts)
         if data.get("hugepages") and mine["instances"]:
             for inst in mine["instances"]:
                 yield from _unreadable(inst)
