@@ -50,6 +50,8 @@ POLICY = {
             "service": Scalar(str, pattern=r"^[A-Za-z][A-Za-z0-9_.$#-]*$"),
             "port": Scalar(int, minimum=1, maximum=65535),
             "home": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$"),
+            # numactl --membind besides --cpunodebind: strict, see listeners.MEMBIND_NOTE.
+            "membind": Scalar(bool),
             "node": TableArray(Table({
                 "node": Scalar(int, minimum=0),
                 "address": Scalar(str, pattern=listeners.ADDRESS_RE, doc="a host name or IP address"),
@@ -110,15 +112,19 @@ def read(root, data):
 def _read_listener_files(root, spec):
     if not spec:
         return None
-    nic_nodes = {}
+    nic_nodes, missing = {}, []
     for n in spec.get("node", []):
         if n.get("interface"):
+            if not root.exists("/sys/class/net/%s" % n["interface"]):
+                missing.append(n["interface"])
             value = root.read_value("/sys/class/net/%s/device/numa_node" % n["interface"])
             nic_nodes[n["interface"]] = int(value) if value and value.lstrip("-").isdigit() else None
+    init = listeners.uses_init_scripts(root.read_value("/proc/sys/kernel/osrelease"))
     names = ["listener.ora", "start-listeners.sh", "tnsnames.ora", "local_listener.sql"] + [
-        "oracle-listener-node%d.service" % n["node"] for n in spec.get("node", [])]
+        listeners.unit_name(n["node"], init) for n in spec.get("node", [])]
     out = spec["out"].rstrip("/")
-    return {"files": {name: root.read_text("%s/%s" % (out, name)) for name in names}, "nic_nodes": nic_nodes}
+    return {"files": {name: root.read_text("%s/%s" % (out, name)) for name in names}, "nic_nodes": nic_nodes,
+            "missing_nics": missing, "init": init}
 
 
 def diff(data, facts):
@@ -352,7 +358,12 @@ def _listeners(data, facts):
             yield Finding(id="oracle.listener-node:%s" % nid, severity="warning", area="oracle", target=nid,
                           rule="oracle.listeners", message="listener for node %s: this host has no such node" % nid)
         nic = n.get("interface")
-        if nic and got["nic_nodes"].get(nic) not in (None, -1) and got["nic_nodes"][nic] != n["node"]:
+        if nic in got["missing_nics"]:
+            yield Finding(id="oracle.listener-no-nic:%s" % nic, severity="warning", area="oracle", target=nic,
+                          rule="oracle.listeners", message="listener for node %s names interface %s, which this "
+                          "host does not have" % (nid, nic), why="name the interface that carries %s"
+                          % n["address"])
+        elif nic and got["nic_nodes"].get(nic) not in (None, -1) and got["nic_nodes"][nic] != n["node"]:
             yield Finding(id="oracle.listener-nic:%s" % nic, severity="warning", area="oracle", target=nic,
                           rule="oracle.listeners", message="%s is attached to node %d, not node %s: its listener "
                           "would serve connections across the interconnect" % (nic, got["nic_nodes"][nic], nid))
@@ -360,7 +371,15 @@ def _listeners(data, facts):
         yield Finding(id="oracle.listeners-one-node", severity="info", area="oracle", target="listeners",
                       rule="oracle.listeners", message="one NUMA node: per-node listeners bring nothing here")
     out = spec["out"].rstrip("/")
-    for name, text in listeners.files(spec, home, ora.get("user", "oracle")).items():
+    if got["init"]:
+        yield Finding(id="oracle.listeners-init", severity="info", area="oracle", target="listeners",
+                      rule="oracle.listeners", message="this kernel (%s) comes without systemd: SysV init scripts "
+                      "(chkconfig) instead of units" % facts["host"]["release"])
+    if spec.get("membind"):
+        yield Finding(id="oracle.listeners-membind", severity="info", area="oracle", target="listeners",
+                      rule="oracle.listeners", message="listeners start with numactl --membind as the policy asks: "
+                      "dedicated servers fail to allocate when their node fills instead of falling back")
+    for name, text in listeners.files(spec, home, ora.get("user", "oracle"), got["init"]).items():
         path = "%s/%s" % (out, name)
         if got["files"].get(name) == text:
             yield Compliant("oracle.listeners:" + name, "%s is up to date" % path, "oracle")
