@@ -77,6 +77,7 @@ def cmd_apply(args):
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0
+    engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, len(changes)):
         print("nothing applied")
         return 0
@@ -96,7 +97,7 @@ def cmd_apply(args):
         confirm.arm(root, txid, window)
     try:
         txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
-                                           txid=txid)
+                                           txid=txid, plan=plan)
     except BaseException:
         if window:
             confirm.settle(root, txid, "rolled back")

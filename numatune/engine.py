@@ -11,7 +11,7 @@ from numatune.apply.transaction import apply_changes, refuse_if_interrupted
 from numatune.errors import DriftError, RefusedError, UsageError
 from numatune.facts import kernel, procs, topology
 from numatune.families.registry import FAMILIES
-from numatune.model import AREAS, Plan
+from numatune.model import AREAS, Plan, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
 
@@ -75,11 +75,26 @@ def saved_changes(saved, fresh):
     return out
 
 
-def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None):
+def refuse_blocked(findings, changes):
+    """RefusedError (exit 2) when a finding of the plan refuses one of the
+    changes about to be written: nothing is written at all."""
+    blocked = refusals(findings, changes)
+    if blocked:
+        finding, ids = blocked[0]
+        more = " (and %d more refusal(s))" % (len(blocked) - 1) if len(blocked) > 1 else ""
+        raise RefusedError("refused, nothing written: %s%s" % (finding.message, more),
+                           "%s; or leave out %s" % (finding.why or "fix what the finding says", ", ".join(ids)))
+
+
+def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
-    Returns (txid, ops, findings after apply)."""
+    ``plan``: the plan they come from (planned again when not given), whose
+    findings may refuse the run. Returns (txid, ops, findings after apply)."""
     require_write_access(root)
+    if plan is None:
+        plan, _ = make_plan(root, policy, only, skip)
+    refuse_blocked(plan.findings, changes)
     after = {}
 
     def verify():

@@ -111,6 +111,10 @@ class Finding:
     # The status apply exits with while this finding stands after the run
     # (1: the kernel took less than asked).
     exit_status: int = 0
+    # Ids of changes in the same plan that this finding says must not be
+    # written (an instance would not start): apply refuses the whole run
+    # while any of them is selected, and writes nothing.
+    refuses: List[str] = field(default_factory=list)
 
     def to_json(self):
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -118,6 +122,17 @@ class Finding:
     @classmethod
     def from_json(cls, data):
         return cls(**data)
+
+
+def refusals(findings, changes):
+    """[(finding, [change ids])] for findings that refuse a selected change."""
+    ids = {c.id for c in changes}
+    out = []
+    for f in findings:
+        hit = [i for i in f.refuses if i in ids]
+        if hit:
+            out.append((f, hit))
+    return out
 
 
 @dataclass

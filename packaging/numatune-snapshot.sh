@@ -74,6 +74,8 @@ capture_all() {
     [ -f "$SRC/etc/oratab" ] && sed -e 's/#.*//' "$SRC/etc/oratab" | awk -F: 'NF >= 2 && $1 ~ /^[A-Za-z+]/ && $2 ~ /^\// { sub(/\/+$/, "", $2); print $2 }' | sort -u | while IFS= read -r home; do
         capture "$home/dbs" '^(init|spfile).*\.ora$' 0
         capture "$home/install" '^orabasetab$' 0
+        capture "$home/inventory/ContentsXML" '^comps\.xml$' 0
+        capture "$home/cfgtoollogs/opatch/lsinv" '^lsinventory.*\.txt$' 0
     done
     :
 }

@@ -62,7 +62,8 @@ def test_pfile_instance_plan_apply_revert(host, tmp_path, cli):
     # ORCL is bound to cpuset "oracle" (node 0): 310 there, the margin 4 + 3 over both nodes.
     assert changes["hugepages.live:node0:2048kB"]["desired"] == "314"
     assert changes["hugepages.live:node1:2048kB"]["desired"] == "3"
-    assert changes["oracle.memlock"]["desired"] == str(317 * 2048)
+    assert changes["oracle.memlock"]["desired"] == "%d kB" % (317 * 2048)
+    assert changes["oracle.memlock"]["current"] == "soft unset, hard unset"
     ids = {f["id"] for f in plan["findings"]}
     assert "oracle.amm-split:ORCL" in ids
     assert not {i for i in ids if i.startswith(("oracle.start-safety", "oracle.pool-too-small", "oracle.no-cpuset"))}
@@ -213,10 +214,23 @@ def test_bad_oracle_policy_is_one_line_and_changes_nothing(host, tmp_path, cli, 
     assert tree_digest(host) == before
 
 
-def test_auto_needs_instances(host, tmp_path, cli):
-    policy = write(tmp_path, "bad.toml", '[hugepages]\ncount = "auto"\n')
-    status, out, err = cli("plan", "--root", host, "--policy", policy)
-    assert status == 2 and "[[oracle.instance]]" in err
+def test_auto_finds_instances_in_oratab(host, tmp_path, cli):
+    # No [[oracle.instance]]: ORCL comes from /etc/oratab, and its AMM
+    # (memory_target=1G in the stock pfile) is flagged against the pool.
+    policy = write(tmp_path, "auto.toml", '[hugepages]\ncount = "auto"\n')
+    plan = _plan(cli, host, policy)
+    ids = [f["id"] for f in plan["findings"]]
+    assert "oracle.amm-hugepages:ORCL" in ids
+    assert not [c for c in plan["changes"] if c["id"].startswith("oracle.param")]
+
+
+def test_auto_without_any_instance_leaves_the_pool(host, tmp_path, cli):
+    write(host, "/etc/oratab", "# no databases here\n")
+    policy = write(tmp_path, "auto.toml", '[hugepages]\ncount = "auto"\n')
+    plan = _plan(cli, host, policy)
+    mine = [f["id"] for f in plan["findings"] if f["family"] in ("hugepages", "oracle")]
+    assert mine == ["hugepages.auto-no-instances"]
+    assert not [c for c in plan["changes"] if "hugepages" in c["id"]]
 
 
 LISTENERS = """
@@ -252,10 +266,11 @@ def test_per_node_listener_files(host, tmp_path, cli):
     d = host / "etc/numatune/listeners"
     assert "LISTENER_N1 =\n  (DESCRIPTION_LIST =\n    (DESCRIPTION = (ADDRESS=(PROTOCOL=TCP)(HOST=10.0.1.10)(PORT=1522)))" \
         in (d / "listener.ora").read_text()
-    assert 'numactl --cpunodebind=1 --membind=1 "$ORACLE_HOME/bin/lsnrctl" start LISTENER_N1\n' in \
+    # --cpunodebind only, as the Superdome X paper starts them (membind = true opts in).
+    assert 'numactl --cpunodebind=1 "$ORACLE_HOME/bin/lsnrctl" start LISTENER_N1\n' in \
         (d / "start-listeners.sh").read_text()
-    assert "(LOAD_BALANCE = on)" in (d / "tnsnames.ora").read_text()
-    assert "ExecStart=/usr/bin/numactl --cpunodebind=0 --membind=0 %s/bin/lsnrctl start LISTENER_N0" % HOME in \
+    assert "(ADDRESS_LIST = (LOAD_BALANCE = on)(ADDRESS=" in (d / "tnsnames.ora").read_text()
+    assert "ExecStart=/usr/bin/numactl --cpunodebind=0 %s/bin/lsnrctl start LISTENER_N0" % HOME in \
         (d / "oracle-listener-node0.service").read_text()
     assert (d / "local_listener.sql").read_text().endswith(
         "ALTER SYSTEM SET local_listener='(ADDRESS_LIST=(ADDRESS=(PROTOCOL=TCP)(HOST=10.0.0.10)(PORT=1522))"

@@ -84,3 +84,51 @@ def test_auto_pool_from_facts():
     assert [i["pages"] for i in got["instances"]] == [514, 2056]
     assert got["placement"] == {"0": 514 + 1054, "1": 1054}
     assert got["count"] == 2622
+
+
+def test_amm_split_from_the_instances_own_figures():
+    from numatune.families.oracle import desired
+    # The real spfile's perftest.__sga_target / __pga_aggregate_target, rounded up to whole MB.
+    own = {"__sga_target": "30400315392", "__pga_aggregate_target": "10133438464"}
+    assert desired.split(own, 40 * G) == (28992 * M, 9664 * M)
+    # Without them: Oracle's 60/40 of memory_target.
+    assert desired.split({}, 40 * G) == sizing.amm_split(40 * G)
+
+
+def test_memory_max_target_alone_is_still_amm():
+    assert sizing.sga_bytes({"memory_target": "0", "memory_max_target": "1020G", "sga_target": "8G"}) == (0, "amm")
+
+
+def _facts(kb, expected, sga_target):
+    inst = {"sid": "BIG", "policy_index": None, "params": {"sga_target": sga_target},
+            "evidence": {"large_pages": {str(kb): {"expected": expected}}} if expected else None}
+    topo = {"nodes": {"0": {"cpus": [0], "hugepages": {str(kb): {"nr": 0, "free": 0}}}},
+            "nodes_with_memory": ["0"], "hugepages": {str(kb): {"nr": 0, "free": 0}}}
+    return {"topology": topo, "oracle": {"instances": [inst], "cpusets": {}}}
+
+
+def test_auto_takes_the_alert_logs_expected_pages_when_larger_1g():
+    from numatune.families.oracle import alertlog
+    # A 19c report for 1 GiB pages, in Oracle's table format.
+    text = ("Starting ORACLE instance (normal) (OS id: 77)\n Supported system pagesize(s):\n"
+            "  PAGESIZE  AVAILABLE_PAGES  EXPECTED_PAGES  ALLOCATED_PAGES  ERROR(s)\n"
+            "        4K       Configured              14              14        NONE\n"
+            "  1048576K              100             102             100        NONE\n")
+    ev = alertlog.parse(text)
+    assert ev["large_pages"]["1048576"]["expected"] == 102
+    # sga_target 96G: granule 128M (64G < sga <= 128G): 98304M + 128M = 98432M -> 96.125 -> 97 x 1G
+    facts = _facts(1048576, ev["large_pages"]["1048576"]["expected"], "96G")
+    got = pool.instance_sizes({}, facts, 1048576)[0]
+    assert (got["computed"], got["logged"], got["pages"]) == (97, 102, 102)
+    assert got["evidence"].startswith("its alert log") and "97" in got["evidence"]
+    # pool: 102 + ceil(102 * 2 / 100 = 2.04) = 105
+    assert pool.auto_pool({}, facts, 1048576)["count"] == 105
+
+
+def test_auto_keeps_the_parameters_when_the_alert_log_expects_less_2m():
+    # sga_target 30G: granule 64M: 30720M + 64M = 30784M = 15392 x 2M; the log expected 15000.
+    facts = _facts(2048, 15000, "30G")
+    got = pool.instance_sizes({}, facts, 2048)[0]
+    assert (got["computed"], got["pages"], got["evidence"]) == (15392, 15392, "its sga_target")
+    # Without any report: the parameters alone.
+    assert pool.instance_sizes({}, _facts(2048, None, "30G"), 2048)[0]["pages"] == 15392

@@ -6,7 +6,10 @@ import re
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
-from numatune.families.oracle.pool import auto_pool
+from numatune.facts.cpulist import parse_cpulist
+from numatune.families.hugepages.guard import starving, who
+from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
+from numatune.families.oracle.pool import auto_pool, needs
 from numatune.families.sysctl import knob as sysctl_knob
 
 NAME = "hugepages"
@@ -19,6 +22,9 @@ POLICY = {
         "placement": Either(Scalar(str, choices=("even",)),
                             Table(extra=Scalar(int, minimum=0), extra_key=r"^\d+$",
                                   extra_doc="placement keys are NUMA node ids: { 0 = 512, 1 = 512 }")),
+        # Lowering a pool below what the Oracle instances need is refused
+        # unless this says the admin knows (numatune.families.hugepages.guard).
+        "allow_shrink": Scalar(bool),
         "why": WHY,
     }),
 }
@@ -40,23 +46,81 @@ def check_policy(data):
 
 
 def read(root, data):
-    return {}
+    if not data.get("hugepages"):
+        return {}
+    # Nodes whose memory the kernel may use for kernel allocations (and so
+    # for HugePages); None on kernels that do not list it.
+    text = root.read_value("/sys/devices/system/node/has_normal_memory")
+    return {"normal_memory": [str(n) for n in parse_cpulist(text)] if text is not None else None}
 
 
 def resolve(data, facts):
     """The resolve step: ``policy`` is [hugepages] with count = "auto"
     replaced by the pool the Oracle SGAs need (``auto``, from the oracle
     family's sizing), placed by the instances' cpuset binding unless the
-    policy places it; ``kb`` is the page size every family sizes with."""
+    policy places it; ``kb`` is the page size every family sizes with;
+    ``want`` the pages per node (or {"total"}); ``refused`` findings that
+    keep the pool as it is (``policy`` is then {}); ``skipped`` the nodes
+    "even" placement leaves out, with the reason."""
     hp = data.get("hugepages") or {}
     kb = size_kb(data)
-    if hp.get("count") != "auto":
-        return {"policy": hp, "kb": kb, "auto": None}
-    auto = auto_pool(data, facts, kb)
-    out = dict(hp, count=auto["count"])
-    if "placement" not in hp and auto["placement"]:
-        out["placement"] = auto["placement"]
-    return {"policy": out, "kb": kb, "auto": auto}
+    out = {"policy": hp, "kb": kb, "auto": None, "refused": [], "skipped": {}, "want": {}}
+    if "count" not in hp:
+        return out
+    topo = facts["topology"]
+    eligible, skipped = even_nodes(topo, (facts.get(NAME) or {}).get("normal_memory"))
+    if hp["count"] == "auto":
+        auto = auto_pool(data, facts, kb, eligible)
+        out["auto"] = auto
+        if not auto["instances"]:
+            return _refuse(out, {"id": "hugepages.auto-no-instances", "severity": "warning",
+                                 "target": "hugepages-%dkB" % kb,
+                                 "message": 'count = "auto" found no Oracle instance (from /etc/oratab and their '
+                                            "parameter files): the pool is left as it is",
+                                 "why": "name the instances with [[oracle.instance]] home = ..., or give a count"})
+        hp = dict(hp, count=auto["count"])
+        if "placement" not in hp and auto["placement"]:
+            hp["placement"] = auto["placement"]
+    out["policy"] = hp
+    missing = missing_nodes(hp.get("placement"), topo, kb)
+    if missing:
+        for nid in missing:
+            out["refused"].append({
+                "id": "hugepages.no-node:%s" % nid, "severity": "critical", "target": "node%s hugepages-%dkB"
+                % (nid, kb), "message": "placement asks %d pages on node %s, which this host %s: no HugePages "
+                "change planned for the pool" % (hp["placement"][nid], nid, "lacks" if nid not in topo["nodes"]
+                                                  else "has no %dkB pool on" % kb),
+                "why": "placing the other nodes' share alone would drain them; fix the placement"})
+        out["policy"] = {}
+        return out
+    placement = hp.get("placement", "even")
+    per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
+    if per_node:
+        if placement == "even":
+            out["skipped"] = {nid: why for nid, why in skipped.items() if nid in per_node}
+            want = distribute(hp["count"], [n for n in eligible if n in per_node], "even")
+        else:
+            want = distribute(hp["count"], topo["nodes_with_memory"], placement)
+        current = {nid: topo["nodes"][nid]["hugepages"][str(kb)].get("nr", 0) or 0 for nid in per_node}
+    else:
+        want = {"total": hp["count"]}
+        current = {"total": topo["hugepages"].get(str(kb), {}).get("nr", 0) or 0}
+    out["want"] = want
+    if not hp.get("allow_shrink"):
+        now = dict(current)
+        # Nodes the placement leaves alone keep what they have.
+        planned = dict(now, **{k: v for k, v in want.items() if k in now})
+        for finding in starving(kb, planned, now, needs(data, facts, kb)):
+            out["refused"].append(finding)
+        if out["refused"]:
+            out["policy"] = {}
+    return out
+
+
+def _refuse(out, finding):
+    out["refused"].append(finding)
+    out["policy"] = {}
+    return out
 
 
 def resolved(facts):
@@ -68,20 +132,21 @@ def size_kb(data):
     return SIZES[data.get("hugepages", {}).get("size", "2M")]
 
 
-def distribute(count, node_ids, placement):
-    if isinstance(placement, dict):
-        return {nid: placement.get(nid, 0) for nid in node_ids} | {k: v for k, v in placement.items()}
-    ids = sorted(node_ids, key=int)
-    if not ids:
-        return {}
-    share, extra = divmod(count, len(ids))
-    return {nid: share + (1 if i < extra else 0) for i, nid in enumerate(ids)}
-
-
 def diff(data, facts):
-    hp = resolved(facts)
+    mine = facts["resolved"][NAME]
+    for f in mine["refused"]:
+        yield Finding(id=f["id"], severity=f["severity"], area="memory", target=f["target"],
+                      rule="hugepages.count", message=f["message"], why=f.get("why", ""))
+    hp = mine["policy"]
     if not hp or "count" not in hp:
         return
+    auto = mine["auto"]
+    if auto:
+        sized = [s for s in auto["instances"] if s["pages"]]
+        yield Finding(id="hugepages.auto", severity="info", area="memory", target="hugepages-%dkB" % auto["kb"],
+                      rule="hugepages.count",
+                      message='count = "auto": %d x %dkB pages (a %d%% margin, never below the pages in use): %s'
+                              % (hp["count"], auto["kb"], auto["margin_pct"], who(sized) or "no SGA on HugePages"))
     why = hp.get("why", "")
     kb = size_kb(data)
     count = hp["count"]
@@ -89,7 +154,15 @@ def diff(data, facts):
     per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
     refused = False
     if per_node:
-        for item in _live_per_node(hp, kb, count, topo, why):
+        if mine["skipped"]:
+            yield Finding(id="hugepages.skipped-nodes", severity="info", area="memory", target="hugepages-%dkB" % kb,
+                          rule="hugepages.placement",
+                          message='placement "even" leaves node(s) %s alone: %s' % (
+                              ",".join(sorted(mine["skipped"], key=int)),
+                              "; ".join("node %s has %s" % (n, r) for n, r in sorted(mine["skipped"].items()))),
+                          why="no process runs there to use the pages locally; at boot the kernel spreads "
+                              "vm.nr_hugepages over every node with memory")
+        for item in _live_per_node(mine["want"], kb, count, topo, why):
             refused = refused or getattr(item, "id", "").startswith("hugepages.too-big")
             yield item
     elif str(kb) in topo["hugepages"]:
@@ -123,19 +196,13 @@ def diff(data, facts):
     # which the cmdline family plans (see boot_args there).
 
 
-def _live_per_node(hp, kb, count, topo, why):
-    want = distribute(count, topo["nodes_with_memory"], hp.get("placement", "even"))
+def _live_per_node(want, kb, count, topo, why):
     changes = []
     for nid in sorted(want, key=int):
         pages = want[nid]
         node = topo["nodes"].get(nid)
         target = "node%s hugepages-%dkB" % (nid, kb)
         if node is None or str(kb) not in node["hugepages"]:
-            if pages:
-                yield Finding(id="hugepages.no-node:%s" % nid, severity="critical", area="memory", target=target,
-                              rule="hugepages.placement",
-                              message="placement asks %d pages on node %s, which has no %dkB pool"
-                                      % (pages, nid, kb))
             continue
         mem = node.get("mem_total_kb")
         if mem and pages * kb > mem * MAX_SHARE:

@@ -11,7 +11,10 @@ from numatune.families.oracle import knob, oratab, sql_write
 
 # Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
 # startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
-HOME_PATTERNS = (("dbs", r"^(init|spfile).*\.ora$"), ("install", r"^orabasetab$"))
+# The release (numatune.families.oracle.version): the inventory's comps.xml
+# and saved `opatch lsinventory` output.
+HOME_PATTERNS = (("dbs", r"^(init|spfile).*\.ora$"), ("install", r"^orabasetab$"),
+                 ("inventory/ContentsXML", r"^comps\.xml$"), ("cfgtoollogs/opatch/lsinv", r"^lsinventory.*\.txt$"))
 
 
 def home_patterns(root):

@@ -27,6 +27,12 @@ PATTERNS = [
     ("shm_max", re.compile(r"Instance maximum shared memory size should be less than (\d+) MB")),
     ("memory", re.compile(r"Total system memory configured is (\d+) GB")),
     ("use_large_pages", re.compile(r"use_large_pages\s*=\s*\"?(\w+)\"?", re.I)),
+    # The startup banner: "Version 19.3.0.0.0" (18c and later) after
+    # "Oracle Database 19c ... Release 19.0.0.0.0 - Production".
+    ("version", re.compile(r"^Version (\d+(?:\.\d+){3,})\.?\s*$")),
+    ("release", re.compile(r"^Oracle Database \d+[a-z]* .*Release (\d+(?:\.\d+){3,})")),
+    # 11g/12.1: "increase the number of unused Large Pages by atleast 89 2048 KB Large Pages"
+    ("lp_short", re.compile(r"by at ?least (\d+) (\d+) KB Large Pages")),
 ]
 
 
@@ -36,7 +42,8 @@ def is_timestamp(line):
 
 
 def _empty():
-    return {"started": None, "numa_nodes": None, "numa_enabled": None, "processor_group": None,
+    return {"started": None, "version": None, "lp_short": None, "numa_nodes": None, "numa_enabled": None,
+            "processor_group": None,
             "cpu_count_changes": [], "large_pages": {}, "large_pages_percent": None,
             "large_pages_used": None, "errors": []}
 
@@ -78,7 +85,19 @@ def parse(text):
             if in_table and line.strip() and not line.strip().startswith("*"):
                 in_table = False
     ev["startups"] = startups
+    _old_report(ev)
     return ev
+
+
+def _old_report(ev):
+    """The 11g/12.1 report has no EXPECTED_PAGES column: the pages used,
+    plus the shortfall it asks to add when the SGA did not fit."""
+    used = ev["large_pages_used"]
+    for kb, row in ev["large_pages"].items():
+        if "expected" in row or used is None:
+            continue
+        short = ev["lp_short"] if ev["lp_short"] and ev["lp_short"][1] == int(kb) else None
+        row.update(expected=used + (short[0] if short else 0), allocated=used)
 
 
 def _record(ev, key, m):
@@ -102,6 +121,13 @@ def _record(ev, key, m):
         ev["large_pages"].setdefault(str(kb), {})
     elif key in ("sga_unsupported", "shm_max", "memory"):
         ev["errors"].append(m.string.strip())
+    elif key == "version":
+        ev["version"] = [int(x) for x in m.group(1).split(".")]
+    elif key == "release":
+        # The Version line, when it follows, is more precise (19.3 over 19.0).
+        ev["version"] = [int(x) for x in m.group(1).split(".")]
+    elif key == "lp_short":
+        ev["lp_short"] = (int(m.group(1)), int(m.group(2)))
     elif key == "use_large_pages":
         ev["use_large_pages"] = m.group(1).upper()
 

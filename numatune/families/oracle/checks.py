@@ -2,11 +2,12 @@
 RAC In-Memory services, HugePages fit, and the running instance's own
 evidence against the policy. Pure: (policy data, facts) in, Findings out."""
 from numatune.model import Finding
-from numatune.families.oracle import desired, pool, services, values
+from numatune.families.oracle import binding, desired, pool, services, values
 
 
-def _f(id, severity, message, target="", why="", rule=""):
-    return Finding(id=id, severity=severity, message=message, target=target, area="oracle", rule=rule, why=why)
+def _f(id, severity, message, target="", why="", rule="", refuses=()):
+    return Finding(id=id, severity=severity, message=message, target=target, area="oracle", rule=rule, why=why,
+                   refuses=list(refuses))
 
 
 def _int(params, name):
@@ -52,7 +53,18 @@ def caging_binding(data, facts):
         yield _f("oracle.caging-too-many", "warning",
                  "%d caged instances on %d CPU threads: at most %d" % (len(caged), threads, threads // 2),
                  "cpu_count", "consolidate, or bind instances to cpusets instead", "oracle.caging")
-    yield from _binding(data, facts, modes)
+    yield from binding.findings(data, facts, modes)
+    if len(modes) == 1 and modes[0][2] != "caged":
+        sid, p, mode = modes[0]
+        sets = pool.cpusets(data, facts)
+        group = sets.get((p.get("processor_group_name") or "").strip("'\"")) if mode == "bound" else None
+        seen = len(group["cpus"]) if group else threads
+        yield _f("oracle.lone-uncaged:" + sid, "info",
+                 "%s runs alone and is not caged: cpu_count defaults to the %d CPUs it sees%s, and its background "
+                 "and parallel processes are sized for all of them" % (sid, seen, " in its processor group"
+                                                                       if group else ""), sid,
+                 "the CPU_COUNT paper advises setting cpu_count (with a resource_manager_plan) to the CPUs the "
+                 "instance should use, so its share stays predictable when others arrive", "oracle.caging")
     if len(modes) > 1:
         for sid, _, mode in modes:
             if mode is None:
@@ -62,55 +74,57 @@ def caging_binding(data, facts):
                          "one busy instance can take every CPU from the others", "oracle.caging")
 
 
-def _binding(data, facts, modes):
-    sets = pool.cpusets(data, facts)
-    node_cpus = {nid: set(n["cpus"]) for nid, n in facts["topology"]["nodes"].items()}
-    groups = {}
-    for sid, p, mode in modes:
-        if mode != "bound":
-            continue
-        name = p["processor_group_name"].strip("'\"")
-        cs = sets.get(name)
-        if cs is None:
-            yield _f("oracle.no-cpuset:" + sid, "critical",
-                     "%s is bound to processor group %r, but neither the policy's [[cpuset]] nor the host has it: "
-                     "the instance will not start (ORA-56729)" % (sid, name), sid,
-                     "add [[cpuset]] name = %r to the policy" % name, "oracle.binding")
-            continue
-        groups[name] = cs
-        cpus, mems = set(cs["cpus"]), {str(m) for m in cs["mems"]}
-        cpu_nodes = {nid for nid, c in node_cpus.items() if c & cpus}
-        if cpus and (not mems or cpu_nodes - mems or mems - cpu_nodes):
-            yield _f("oracle.cpuset-not-local:" + sid, "warning",
-                     "cpuset %r of %s has CPUs on node(s) %s but memory on node(s) %s: not NUMA-local"
-                     % (name, sid, ",".join(sorted(cpu_nodes, key=int)) or "-",
-                        ",".join(sorted(mems, key=int)) or "-"), sid,
-                     "give the cpuset the CPUs and the memory of the same nodes", "oracle.binding")
-    names = sorted(groups)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            shared = set(groups[a]["cpus"]) & set(groups[b]["cpus"])
-            if shared:
-                yield _f("oracle.cpuset-overlap:%s:%s" % (a, b), "warning",
-                         "processor groups %r and %r share CPUs %s: neither guarantee holds"
-                         % (a, b, ",".join(map(str, sorted(shared)))), "%s,%s" % (a, b), "", "oracle.binding")
+IM_WHY = ("after a failover or relocation the In-Memory column store is populated across all instances instead of "
+          "the service's, and queries read it over the interconnect")
+
+
+def _is_rac(params):
+    return (params.get("cluster_database") or "").strip("'\"").upper() == "TRUE"
 
 
 def rac_inmemory(data, facts):
-    by_sid = {i["sid"].upper(): i for i in facts["oracle"]["instances"]}
-    for svc in services.read_services(data, facts):
+    """parallel_instance_group per service (the RAC In-Memory paper), for
+    the local instances and for their peers known from a shared pfile's
+    "orcl2." lines; one answer per instance however many services it offers."""
+    instances = facts["oracle"]["instances"]
+    svcs = services.read_services(data, facts)
+    params = {}
+    for inst in instances:
+        params[inst["sid"].upper()] = (inst["sid"], desired.after(data, inst))
+    for inst in instances:
+        for peer, p in (inst.get("peers") or {}).items():
+            params.setdefault(peer.upper(), (peer, p))
+    rac = sorted({inst.get("database") or inst["sid"] for inst in instances
+                  if inst.get("database") or _is_rac(params[inst["sid"].upper()][1])})
+    if rac and not svcs:
+        yield _f("oracle.rac-no-services", "warning",
+                 "%s %s RAC but the policy gives no cluster service description ([[oracle.service]] or "
+                 "[oracle] srvctl_config): parallel_instance_group per service is not checked"
+                 % (", ".join(rac), "is" if len(rac) == 1 else "are"), ",".join(rac),
+                 "save `srvctl config service -d DB` to a file and name it in [oracle] srvctl_config",
+                 "oracle.rac-inmemory")
+    offers = {}
+    for svc in svcs:
         for sid in svc["preferred"] + svc["available"]:
-            inst = by_sid.get(sid.upper())
-            if inst is None:
-                continue
-            group = (desired.after(data, inst).get("parallel_instance_group") or "").strip("'\"")
-            if group.upper() != svc["name"].upper():
-                yield _f("oracle.rac-inmemory:%s:%s" % (svc["name"], sid), "warning",
-                         "%s can run service %s but parallel_instance_group is %r, not %r"
-                         % (sid, svc["name"], group or "(unset)", svc["name"]), sid,
-                         "after a failover or relocation the In-Memory column store is populated across all "
-                         "instances instead of the service's, and queries read it over the interconnect",
-                         "oracle.rac-inmemory")
+            names = offers.setdefault(sid.upper(), (sid, []))[1]
+            if svc["name"] not in names:
+                names.append(svc["name"])
+    for key, (sid, names) in sorted(offers.items()):
+        if key not in params:
+            continue
+        group = (params[key][1].get("parallel_instance_group") or "").strip("'\"")
+        if group.upper() in (n.upper() for n in names):
+            continue
+        if len(names) == 1:
+            yield _f("oracle.rac-inmemory:%s:%s" % (names[0], sid), "warning",
+                     "%s can run service %s but parallel_instance_group is %r, not %r"
+                     % (sid, names[0], group or "(unset)", names[0]), sid, IM_WHY, "oracle.rac-inmemory")
+        else:
+            yield _f("oracle.rac-inmemory:" + sid, "warning",
+                     "%s offers services %s but parallel_instance_group is %r: set it to the service whose "
+                     "sessions query the In-Memory column store" % (sid, ", ".join(names), group or "(unset)"), sid,
+                     IM_WHY + "; sessions of the other services can ALTER SESSION SET parallel_instance_group",
+                     "oracle.rac-inmemory")
 
 
 def hugepages_fit(data, facts):
@@ -123,9 +137,18 @@ def hugepages_fit(data, facts):
         sid = inst["sid"]
         if size["source"] == "amm" and (hp or topo["hugepages"].get(str(kb), {}).get("nr")):
             yield _f("oracle.amm-hugepages:" + sid, "warning",
-                     "%s uses AMM (memory_target set): its SGA cannot use HugePages" % sid, sid,
+                     "%s uses AMM (memory_target or memory_max_target set): its SGA cannot use HugePages" % sid, sid,
                      "set memory_target = 0 with sga_target and pga_aggregate_target", "oracle.hugepages")
         ulp = (p.get("use_large_pages") or "TRUE").strip("'\"").upper()
+        if ulp == "ONLY" and (values.to_bytes(p.get("memory_max_target")) or 0) > 0:
+            yield _f("oracle.amm-max-only:" + sid, "critical",
+                     "%s has use_large_pages = ONLY with memory_max_target = %s (memory_target = %s): it is still "
+                     "an AMM instance, which cannot use HugePages, so it will not start"
+                     % (sid, p["memory_max_target"], p.get("memory_target") or "unset"), sid,
+                     "set memory_max_target = 0 beside memory_target = 0, with sga_target and "
+                     "pga_aggregate_target (MOS 749851.1)", "oracle.hugepages",
+                     refuses=["oracle.param:%s:use_large_pages" % sid])
+            continue
         if ulp != "ONLY" and size["pages"]:
             yield _f("oracle.large-pages-not-only:" + sid, "warning",
                      "%s has use_large_pages = %s: the SGA can end up partly on 4K pages" % (sid, ulp), sid,
@@ -137,25 +160,22 @@ def hugepages_fit(data, facts):
     have = pool_after(data, facts, kb)
     if have < needed:
         yield _f("oracle.pool-too-small", "critical",
-                 "the %dkB HugePages pool has %d pages; the SGAs need %d (%s)"
-                 % (kb, have, needed, ", ".join("%s %d" % (s["sid"], s["pages"]) for s in sizes)),
+                 "the %dkB HugePages pool %s %d pages; the SGAs need %d (%s)"
+                 % (kb, "will have" if pool.planned_pool(facts) else "has", have, needed,
+                    ", ".join("%s %d" % (s["sid"], s["pages"]) for s in sizes if s["pages"])),
                  "hugepages-%dkB" % kb, "ORAchk rates this CRITICAL; set [hugepages] count = \"auto\"",
                  "oracle.hugepages")
+    need = pool.needs(data, facts, kb)["per_node"]
     for s in sizes:
-        for nid in s["nodes"] or []:
-            node = topo["nodes"].get(nid, {}).get("hugepages", {}).get(str(kb), {})
-            share = -(-s["pages"] // len(s["nodes"]))
-            planned = (_placement(data, facts) or {}).get(nid, node.get("nr", 0))
-            if planned < share:
+        for nid in sorted(s["node_pages"], key=int):
+            planned = pool.node_pages_after(facts, nid, kb)
+            if planned < need[nid]:
+                others = " (with the other instances bound there)" if need[nid] > s["node_pages"][nid] else ""
                 yield _f("oracle.node-pool-too-small:%s:%s" % (s["sid"], nid), "warning",
-                         "%s is bound to node %s, whose pool has %d pages; its SGA needs %d there"
-                         % (s["sid"], nid, planned, share), s["sid"], "", "oracle.hugepages")
+                         "%s is bound to node %s, whose pool %s %d pages; its SGA needs %d there%s"
+                         % (s["sid"], nid, "will have" if pool.planned_pool(facts) else "has", planned,
+                            need[nid], others), s["sid"], "", "oracle.hugepages")
     yield from _shm(data, facts, sizes)
-
-
-def _placement(data, facts):
-    hp = pool.planned_pool(facts)
-    return hp.get("placement") if isinstance(hp.get("placement"), dict) else None
 
 
 def pool_after(data, facts, kb):

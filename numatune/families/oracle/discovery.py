@@ -3,6 +3,8 @@ startup and the alert log. I/O under a Root; the rules are Oracle's:
 ``spfile<SID>.ora``, then ``spfile.ora``, then ``init<SID>.ora`` in
 ``$ORACLE_HOME/dbs``; a pfile that only names ``SPFILE=`` points to that one.
 """
+import re
+
 from numatune.families.oracle import oratab, pfile, spfile
 
 
@@ -26,6 +28,15 @@ def param_file(root, sid, home):
         readable = pointer.startswith("/") and root.exists(pointer)
         return {"kind": "spfile", "path": pointer, "via": init, "readable": readable}
     return {"kind": "pfile", "path": init, "via": None, "readable": True}
+
+
+def rac_instance(root, database, home):
+    """The local instance of a RAC database oratab lists by its name: the
+    one SID ``<database>N`` or ``<database>_N`` with a parameter file in
+    ``$ORACLE_HOME/dbs``; None when there is none or several."""
+    rx = re.compile(r"^(?:init|spfile)(%s_?\d+)\.ora$" % re.escape(database), re.I)
+    found = {m.group(1) for m in (rx.match(n) for n in root.listdir(home.rstrip("/") + "/dbs")) if m}
+    return found.pop() if len(found) == 1 else None
 
 
 def read_entries(root, found):

@@ -6,7 +6,7 @@ import re
 
 from numatune.facts import cgroups
 from numatune.facts.procs import table
-from numatune.families.oracle import alertlog, discovery, live, pfile
+from numatune.families.oracle import alertlog, discovery, live, pfile, version
 
 def home_of(spec, tab_entry):
     if tab_entry and tab_entry.get("home"):
@@ -24,16 +24,27 @@ def read(root, spec, index, sid, tab_entry):
     inst = {"sid": sid, "home": home, "policy_index": index, "in_oratab": tab_entry is not None,
             "policy_pfile": spec.get("pfile"), "live": None, "live_error": None}
     found = discovery.param_file(root, sid, home) if home else {"kind": None, "path": None, "readable": False}
+    if found["kind"] is None and home and tab_entry is not None:
+        # RAC: oratab lists the database (orcl), this node runs orcl1 / orcl_1.
+        local = discovery.rac_instance(root, sid, home)
+        if local:
+            inst.update(sid=local, database=sid)
+            sid = local
+            found = discovery.param_file(root, sid, home)
     if found["kind"] is None and spec.get("pfile") and root.exists(spec["pfile"]):
         found = {"kind": "pfile", "path": spec["pfile"], "via": None, "readable": True}
     inst["param_file"] = found
     entries = discovery.read_entries(root, found)
     inst["params"] = {k: e["value"] for k, e in pfile.effective(entries, sid).items()}
+    # The other instances of a RAC database, from a shared pfile's "orcl2." lines.
+    peers = sorted({e["sid"] for e in entries if e["sid"] not in (None, "*") and e["sid"].upper() != sid.upper()})
+    inst["peers"] = {p: {k: e["value"] for k, e in pfile.effective(entries, p).items()} for p in peers}
     if spec.get("connect") and root.is_live:
         _read_live(inst, spec)
     alert = discovery.alert_log(root, sid, home, inst["params"]) if home or inst["params"] else None
     inst["alert_log"] = alert
     inst["evidence"] = alertlog.read(root, alert) if alert else None
+    inst["version"] = version.read(root, home, (inst["evidence"] or {}).get("version"))
     inst["sga_nodes"] = sga_nodes(root, sid)
     return inst
 

@@ -10,8 +10,8 @@ restart unless the parameter is dynamic and changed in memory too.
 from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
-from numatune.families.oracle import (checks, desired, instance, listeners, live, oratab, pfile, pool, services,
-                                      sizing, values)
+from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, oratab, pfile, pool, services,
+                                      sizing, values, version)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
 NAME = "oracle"
@@ -50,6 +50,8 @@ POLICY = {
             "service": Scalar(str, pattern=r"^[A-Za-z][A-Za-z0-9_.$#-]*$"),
             "port": Scalar(int, minimum=1, maximum=65535),
             "home": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$"),
+            # numactl --membind besides --cpunodebind: strict, see listeners.MEMBIND_NOTE.
+            "membind": Scalar(bool),
             "node": TableArray(Table({
                 "node": Scalar(int, minimum=0),
                 "address": Scalar(str, pattern=listeners.ADDRESS_RE, doc="a host name or IP address"),
@@ -88,28 +90,17 @@ def check_policy(data):
         if len(set(nodes)) != len(nodes) or not all("address" in n for n in lst["node"]):
             yield SchemaError("oracle.listeners.node", "each [[oracle.listeners.node]] needs its own node and an "
                               "address", "node = 0, address = \"10.0.0.10\"")
-    hp = data.get("hugepages") or {}
-    if hp.get("count") == "auto" and not specs:
-        yield SchemaError("hugepages.count", 'hugepages.count = "auto" sizes the pool from Oracle SGAs, but the '
-                          "policy has no [[oracle.instance]]", 'add [[oracle.instance]] sid = "*"')
 
 
 def read(root, data):
     specs = desired.policy_instances(data)
     ora = data.get("oracle") or {}
     generated = _read_listener_files(root, ora.get("listeners"))
-    if not specs:
-        return {"instances": [], "cpusets": {}, "srvctl": [], "listeners": generated}
+    # Databases in /etc/oratab are read whatever the policy names: their
+    # SGAs size and guard the HugePages, their binding is checked.
     tab = oratab.parse(root.read_text(oratab.ORATAB))
-    instances = []
-    for index, spec in enumerate(specs):
-        if spec["sid"] == "*":
-            chosen = [(t["sid"], t) for t in tab if not t["sid"].startswith("+")]   # +ASM is no database
-        else:
-            match = [t for t in tab if t["sid"] == spec["sid"]]
-            chosen = [(spec["sid"], match[0] if match else None)]
-        for sid, entry in chosen:
-            instances.append(instance.read(root, spec, index, sid, entry))
+    instances = [instance.read(root, spec, index, sid, entry)
+                 for sid, entry, spec, index in desired.choose(specs, tab)]
     srvctl = []
     if ora.get("srvctl_config"):
         srvctl = services.parse_srvctl(root.read_text(ora["srvctl_config"]))
@@ -121,21 +112,36 @@ def read(root, data):
 def _read_listener_files(root, spec):
     if not spec:
         return None
-    nic_nodes = {}
+    nic_nodes, missing = {}, []
     for n in spec.get("node", []):
         if n.get("interface"):
+            if not root.exists("/sys/class/net/%s" % n["interface"]):
+                missing.append(n["interface"])
             value = root.read_value("/sys/class/net/%s/device/numa_node" % n["interface"])
             nic_nodes[n["interface"]] = int(value) if value and value.lstrip("-").isdigit() else None
+    init = listeners.uses_init_scripts(root.read_value("/proc/sys/kernel/osrelease"))
     names = ["listener.ora", "start-listeners.sh", "tnsnames.ora", "local_listener.sql"] + [
-        "oracle-listener-node%d.service" % n["node"] for n in spec.get("node", [])]
+        listeners.unit_name(n["node"], init) for n in spec.get("node", [])]
     out = spec["out"].rstrip("/")
-    return {"files": {name: root.read_text("%s/%s" % (out, name)) for name in names}, "nic_nodes": nic_nodes}
+    return {"files": {name: root.read_text("%s/%s" % (out, name)) for name in names}, "nic_nodes": nic_nodes,
+            "missing_nics": missing, "init": init}
 
 
 def diff(data, facts):
     mine = facts[NAME]
     yield from _listeners(data, facts)
-    if not desired.policy_instances(data):
+    named = desired.policy_instances(data)
+    if not named:
+        # No [[oracle.instance]]: the databases /etc/oratab lists are still
+        # checked against the [hugepages] pool (an AMM instance cannot use it).
+        # From the host alone: how they are bound.
+        yield from binding.findings(data, facts, checks.cpu_modes(data, facts))
+        yield from checks.rac_inmemory(data, facts)
+        if data.get("hugepages") and mine["instances"]:
+            for inst in mine["instances"]:
+                yield from _unreadable(inst)
+            yield from checks.hugepages_fit(data, facts)
+            yield from checks.evidence(data, facts)
         return
     if not mine["instances"]:
         yield Finding(id="oracle.no-instances", severity="warning", area="oracle", target=oratab.ORATAB,
@@ -161,6 +167,9 @@ def _instance(data, facts, inst):
                       rule="oracle.instance.connect", message="cannot reach %s (%s): planning from its files"
                       % (sid, inst["live_error"]))
     use_sql = inst["live"] is not None and inst["live"]["uses_spfile"]
+    if inst["policy_index"] is None:
+        yield from _unreadable(inst)
+        return
     if found["kind"] is None and not use_sql:
         yield Finding(id="oracle.no-param-file:" + sid, severity="critical", area="oracle", target=sid,
                       rule="oracle.instance", message="no parameter file for %s (looked for spfile%s.ora, spfile.ora "
@@ -171,9 +180,10 @@ def _instance(data, facts, inst):
     if notes:
         yield Finding(id="oracle.amm-split:" + sid, severity="warning", area="oracle", target=sid,
                       rule="oracle.parameters.memory_target",
-                      message="%s leaves AMM: %s derived from memory_target (%d%% SGA, the rest PGA); review them"
+                      message="%s leaves AMM: %s (from %s); review them"
                               % (sid, " and ".join("%s = %s" % (n, wanted[n]) for n in notes),
-                                 sizing.AMM_SGA_SHARE))
+                                 desired.split_source(inst["params"])),
+                      why="HugePages need memory_target and memory_max_target both unset (MOS 749851.1)")
     differing = []
     for name, rendered in wanted.items():
         current = inst["params"].get(name.lower())
@@ -189,11 +199,55 @@ def _instance(data, facts, inst):
         differing.append((name, current, rendered))
     if not differing:
         return
+    yield from _version_checks(inst, differing)
     if found["kind"] == "spfile" and not use_sql:
         yield from _spfile_findings(inst, differing)
         return
     for name, current, rendered in differing:
         yield _change(inst, spec, name, current, rendered, why, use_sql)
+
+
+def _version_checks(inst, differing):
+    """A parameter the instance's release lacks stops it at startup
+    (LRM-00101): critical, and it refuses the change. An unknown release is
+    said, not guessed."""
+    sid, got = inst["sid"], inst.get("version") or {}
+    unknown = []
+    for name, _, _ in differing:
+        if name.lower() not in version.MINIMUM:
+            continue
+        if got.get("version") is None:
+            unknown.append("%s (needs %s)" % (name, version.show(version.MINIMUM[name.lower()])))
+            continue
+        need = version.lacks(name, got["version"])
+        if need:
+            yield Finding(id="oracle.version:%s:%s" % (sid, name.lower()), severity="critical", area="oracle",
+                          target=sid, rule="oracle.parameters." + name,
+                          refuses=["oracle.param:%s:%s" % (sid, name.lower())],
+                          message="%s runs Oracle %s (from %s); %s needs %s: an unknown parameter stops the "
+                                  "instance at startup (LRM-00101)" % (sid, version.show(got["version"]),
+                                                                      got["source"], name, version.show(need)),
+                          why="leave %s out of this instance's parameters" % name)
+    if unknown:
+        yield Finding(id="oracle.version-unknown:" + sid, severity="warning", area="oracle", target=sid,
+                      rule="oracle.parameters",
+                      message="%s's Oracle release is unknown (no inventory/ContentsXML/comps.xml, OPatch "
+                              "lsinventory output or alert log banner): not checked whether it knows %s"
+                              % (sid, ", ".join(unknown)),
+                      why="an unknown parameter stops the instance at startup (LRM-00101); check the release "
+                          "before restarting")
+
+
+def _unreadable(inst):
+    """An instance found in /etc/oratab but not named by the policy whose
+    parameters cannot be read: its SGA is not counted, and the plan says so."""
+    if inst["policy_index"] is None and not inst["params"]:
+        where = inst["param_file"].get("path") or "(no ORACLE_HOME)"
+        yield Finding(id="oracle.unsized:" + inst["sid"], severity="warning", area="oracle", target=inst["sid"],
+                      rule="hugepages.count",
+                      message="%s is in /etc/oratab but its parameters cannot be read (%s): its SGA is not counted "
+                              "in the HugePages it needs" % (inst["sid"], where),
+                      why="give it a pfile, or name it with [[oracle.instance]] and a pfile")
 
 
 def _change(inst, spec, name, current, rendered, why, use_sql):
@@ -217,7 +271,7 @@ def _change(inst, spec, name, current, rendered, why, use_sql):
 
 def _spfile_findings(inst, differing):
     sid, found = inst["sid"], inst["param_file"]
-    names = ", ".join("%s (%s -> %s)" % (n, c, r) for n, c, r in differing)
+    names = ", ".join("%s (%s -> %s)" % (n, "unset" if c is None else c, r) for n, c, r in differing)
     policy_pfile = inst["policy_pfile"]
     if policy_pfile and policy_pfile != found["path"]:
         yield Finding(id="oracle.pfile-shadowed:" + sid, severity="warning", area="oracle", target=policy_pfile,
@@ -243,10 +297,9 @@ def _start_safety(data, facts, inst):
         return None
     return Finding(id="oracle.start-safety:" + inst["sid"], severity="critical", area="oracle", target=inst["sid"],
                    rule="oracle.parameters.use_large_pages",
-                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool has %d "
-                           "and memlock is %s kB; the instance would not start"
-                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb),
-                              "unlimited" if lock == -1 else lock),
+                   message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will "
+                           "have %d and memlock is %s; the instance would not start"
+                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb), _limit(lock)),
                    why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
 
 
@@ -266,6 +319,11 @@ def _memlock_after(data, facts):
     return soft
 
 
+def _limit(kb):
+    """A memlock limit as a DBA reads it: "unset", "unlimited" or "N kB"."""
+    return "unset" if kb is None else "unlimited" if kb == -1 else "%d kB" % kb
+
+
 def _memlock(data, facts):
     want = _memlock_want(data, facts)
     if want is None:
@@ -277,7 +335,8 @@ def _memlock(data, facts):
         yield Compliant("oracle.memlock", "memlock of %s holds the %d kB pool" % (user, want), "oracle")
         return
     yield Change(id="oracle.memlock", area="oracle", target="%s: %s memlock" % (LIMITS_FILE, user),
-                 current="%s/%s" % (lock["soft"], lock["hard"]), desired=str(want), scope="persistent",
+                 current="soft %s, hard %s" % (_limit(lock["soft"]), _limit(lock["hard"])), desired="%d kB" % want,
+                 scope="persistent",
                  action="set in %s" % LIMITS_FILE, rule="hugepages.count", restart_required=True,
                  why="an instance locks its SGA in HugePages only up to memlock (applies to new logins)",
                  writes=[Write(kind="file", path=LIMITS_FILE, editor="oracle_memlock",
@@ -299,7 +358,12 @@ def _listeners(data, facts):
             yield Finding(id="oracle.listener-node:%s" % nid, severity="warning", area="oracle", target=nid,
                           rule="oracle.listeners", message="listener for node %s: this host has no such node" % nid)
         nic = n.get("interface")
-        if nic and got["nic_nodes"].get(nic) not in (None, -1) and got["nic_nodes"][nic] != n["node"]:
+        if nic in got["missing_nics"]:
+            yield Finding(id="oracle.listener-no-nic:%s" % nic, severity="warning", area="oracle", target=nic,
+                          rule="oracle.listeners", message="listener for node %s names interface %s, which this "
+                          "host does not have" % (nid, nic), why="name the interface that carries %s"
+                          % n["address"])
+        elif nic and got["nic_nodes"].get(nic) not in (None, -1) and got["nic_nodes"][nic] != n["node"]:
             yield Finding(id="oracle.listener-nic:%s" % nic, severity="warning", area="oracle", target=nic,
                           rule="oracle.listeners", message="%s is attached to node %d, not node %s: its listener "
                           "would serve connections across the interconnect" % (nic, got["nic_nodes"][nic], nid))
@@ -307,7 +371,15 @@ def _listeners(data, facts):
         yield Finding(id="oracle.listeners-one-node", severity="info", area="oracle", target="listeners",
                       rule="oracle.listeners", message="one NUMA node: per-node listeners bring nothing here")
     out = spec["out"].rstrip("/")
-    for name, text in listeners.files(spec, home, ora.get("user", "oracle")).items():
+    if got["init"]:
+        yield Finding(id="oracle.listeners-init", severity="info", area="oracle", target="listeners",
+                      rule="oracle.listeners", message="this kernel (%s) comes without systemd: SysV init scripts "
+                      "(chkconfig) instead of units" % facts["host"]["release"])
+    if spec.get("membind"):
+        yield Finding(id="oracle.listeners-membind", severity="info", area="oracle", target="listeners",
+                      rule="oracle.listeners", message="listeners start with numactl --membind as the policy asks: "
+                      "dedicated servers fail to allocate when their node fills instead of falling back")
+    for name, text in listeners.files(spec, home, ora.get("user", "oracle"), got["init"]).items():
         path = "%s/%s" % (out, name)
         if got["files"].get(name) == text:
             yield Compliant("oracle.listeners:" + name, "%s is up to date" % path, "oracle")

@@ -15,6 +15,15 @@ def planned_pool(facts):
     return facts["resolved"]["hugepages"]["policy"]
 
 
+def node_pages_after(facts, nid, kb):
+    """Pages node ``nid``'s pool of ``kb`` will hold after the plan: the
+    resolved per-node figure when the plan changes the pool, else now."""
+    resolved = facts["resolved"]["hugepages"]
+    if resolved["policy"] and resolved["kb"] == kb and nid in (resolved.get("want") or {}):
+        return resolved["want"][nid]
+    return facts["topology"]["nodes"].get(nid, {}).get("hugepages", {}).get(str(kb), {}).get("nr", 0) or 0
+
+
 def bound_nodes(data, facts, params):
     """NUMA nodes of the cpuset an instance is bound to, None when unbound."""
     group = (params.get("processor_group_name") or "").strip("'\"")
@@ -43,15 +52,47 @@ def cpusets(data, facts):
     return out
 
 
+def alert_pages(inst, kb):
+    """Pages of ``kb`` the instance's alert log says its last startup
+    expected (Oracle's large-pages report), None when it does not say."""
+    row = ((inst.get("evidence") or {}).get("large_pages") or {}).get(str(kb)) or {}
+    return row.get("expected")
+
+
 def instance_sizes(data, facts, kb):
-    """[{sid, sga, source, pages, nodes}] for every instance, after the plan."""
+    """[{sid, sga, source, pages, nodes, node_pages, evidence}] for every
+    instance, after the plan. ``pages`` is the larger of the parameters'
+    figure and the alert log's expected pages; ``evidence`` says which."""
     out = []
     for inst in facts.get("oracle", {}).get("instances", []):
         params = desired.after(data, inst)
         sga, source = sizing.sga_bytes(params)
-        out.append({"sid": inst["sid"], "sga": sga, "source": source, "pages": sizing.instance_pages(sga, kb),
-                    "nodes": bound_nodes(data, facts, params)})
+        computed = sizing.instance_pages(sga, kb)
+        logged = alert_pages(inst, kb) if source != "amm" else None
+        pages = max(computed, logged or 0)
+        if logged and logged > computed:
+            evidence = "its alert log's expected pages; its parameters give %d" % computed
+        else:
+            evidence = "its %s" % source if computed else "its alert log"
+        nodes = bound_nodes(data, facts, params)
+        node_pages = {}
+        for i, nid in enumerate(sorted(nodes or [], key=int)):
+            share, extra = divmod(pages, len(nodes))
+            node_pages[nid] = share + (1 if i < extra else 0)
+        out.append({"sid": inst["sid"], "sga": sga, "source": source, "pages": pages, "computed": computed,
+                    "logged": logged, "evidence": evidence, "nodes": nodes, "node_pages": node_pages})
     return out
+
+
+def needs(data, facts, kb):
+    """What the instances need of a pool of ``kb`` pages: {"total",
+    "per_node": {node: pages of the instances bound there}, "instances"}."""
+    sizes = instance_sizes(data, facts, kb)
+    per_node = {}
+    for s in sizes:
+        for nid, pages in s["node_pages"].items():
+            per_node[nid] = per_node.get(nid, 0) + pages
+    return {"total": sum(s["pages"] for s in sizes), "per_node": per_node, "instances": sizes}
 
 
 def in_use(facts, kb):
@@ -74,15 +115,17 @@ def live_pages(facts, kb):
     return sum(nodes) if nodes else topo["hugepages"].get(str(kb), {}).get("nr", 0)
 
 
-def auto_pool(data, facts, kb):
-    """{"count", "placement", "instances", "kb"} for count = "auto" with pages of ``kb``."""
+def auto_pool(data, facts, kb, nodes=None):
+    """{"count", "placement", "instances", "kb"} for count = "auto" with pages
+    of ``kb``; the pages no binding places go evenly over ``nodes`` (default:
+    the nodes with memory)."""
     sizes = instance_sizes(data, facts, kb)
     margin = (data.get("oracle") or {}).get("hugepages_margin_pct", sizing.DEFAULT_MARGIN_PCT)
     used, used_per_node = in_use(facts, kb)
     count = sizing.pool_pages([s["pages"] for s in sizes], margin, used)
-    nodes = facts["topology"]["nodes_with_memory"]
+    nodes = nodes if nodes is not None else facts["topology"]["nodes_with_memory"]
     placement = None
     if len(nodes) > 1:
         placement = sizing.place([(s["pages"], s["nodes"]) for s in sizes], nodes, count, used_per_node)
         count = sum(placement.values())
-    return {"count": count, "placement": placement, "instances": sizes, "kb": kb}
+    return {"count": count, "placement": placement, "instances": sizes, "kb": kb, "margin_pct": margin}

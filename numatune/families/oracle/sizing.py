@@ -33,7 +33,8 @@ def _b(params, name):
 
 def sga_bytes(params):
     """(bytes, source) of an instance's SGA from its parameters (raw text)."""
-    if _b(params, "memory_target") > 0:
+    # memory_max_target alone keeps the instance on AMM's /dev/shm too.
+    if _b(params, "memory_target") > 0 or _b(params, "memory_max_target") > 0:
         return 0, "amm"
     mx, target = _b(params, "sga_max_size"), _b(params, "sga_target")
     if mx or target:

@@ -1,0 +1,73 @@
+"""Which Oracle release an instance runs, and which parameters that release
+knows. An unknown parameter in a pfile stops the instance at startup
+(LRM-00101), so a parameter the release lacks is refused; a release that
+cannot be found stays unknown, and the plan says so.
+
+Where the release is read, best first: the home's inventory
+(``inventory/ContentsXML/comps.xml``, the ``oracle.server`` component),
+``opatch lsinventory`` output kept under ``cfgtoollogs/opatch/lsinv``, and
+the alert log's startup banner (parsed with the rest of the alert log, see
+``alertlog``). Parsers are pure (text in); ``read`` does the I/O.
+"""
+import re
+
+COMPS = "inventory/ContentsXML/comps.xml"
+LSINV_DIR = "cfgtoollogs/opatch/lsinv"
+
+# The first release that knows each parameter (Oracle Database Reference of
+# that release). Hidden parameters are left out: they come and go.
+MINIMUM = {
+    "memory_target": (11, 1), "memory_max_target": (11, 1),
+    "use_large_pages": (11, 2, 0, 2),
+    "processor_group_name": (12, 1),
+    "pga_aggregate_limit": (12, 1),
+    "inmemory_size": (12, 1, 0, 2), "inmemory_force": (12, 1, 0, 2), "inmemory_query": (12, 1, 0, 2),
+    "inmemory_clause_default": (12, 1, 0, 2), "inmemory_max_populate_servers": (12, 1, 0, 2),
+    "inmemory_trickle_repopulate_servers_percent": (12, 1, 0, 2),
+    "sga_min_size": (12, 2), "inmemory_expressions_usage": (12, 2), "inmemory_virtual_columns": (12, 2),
+}
+
+
+def _tuple(text):
+    return tuple(int(x) for x in text.split("."))
+
+
+def show(version):
+    return ".".join(str(x) for x in version)
+
+
+def from_comps(text):
+    """The oracle.server component's VER in comps.xml, None without one."""
+    m = re.search(r'<COMP\b[^>]*\bNAME="oracle\.server"[^>]*\bVER="(\d+(?:\.\d+)+)"', text or "")
+    return _tuple(m.group(1)) if m else None
+
+
+def from_lsinventory(text):
+    """"Oracle Database 19c   19.0.0.0.0" in `opatch lsinventory` output."""
+    m = re.search(r"^Oracle Database \d+[a-z]*\s+(\d+(?:\.\d+){3,})\s*$", text or "", re.M)
+    return _tuple(m.group(1)) if m else None
+
+
+def read(root, home, banner):
+    """{"version": [..] or None, "source": where it was read, or None};
+    ``banner``: the version the alert log's last startup printed, if any."""
+    if home:
+        path = "%s/%s" % (home.rstrip("/"), COMPS)
+        got = from_comps(root.read_text(path))
+        if got:
+            return {"version": list(got), "source": path}
+        for path in sorted(root.glob("%s/%s" % (home.rstrip("/"), LSINV_DIR), "*.txt"), reverse=True):
+            got = from_lsinventory(root.read_text(path))
+            if got:
+                return {"version": list(got), "source": path}
+    if banner:
+        return {"version": list(banner), "source": "the alert log's startup banner"}
+    return {"version": None, "source": None}
+
+
+def lacks(name, version):
+    """The release a parameter needs when ``version`` is older, else None."""
+    need = MINIMUM.get(name.lower())
+    if need is None or version is None:
+        return None
+    return need if tuple(version)[:len(need)] < need else None

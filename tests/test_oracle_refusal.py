@@ -1,0 +1,146 @@
+"""Never write what the plan says will stop an instance (#19), one SID one
+instance whatever the order of "*" (bug: explicit SIDs were read twice), and
+plans that speak to DBAs ("unset", never Python's None)."""
+import json
+import shutil
+from pathlib import Path
+
+from conftest import tree_digest, write
+
+CASES = Path(__file__).parent / "cases"
+HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
+
+
+def _copy(case, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(CASES / case / "root", root, symlinks=True)
+    return root, CASES / case / "policy.toml"
+
+
+def _plan(cli, root, policy, *more):
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json", *more)
+    assert status == 0, err
+    return json.loads(out)
+
+
+def test_apply_refuses_a_change_its_finding_says_stops_the_instance(tmp_path, cli):
+    root, policy = _copy("oracle/refuse-missing-group", tmp_path)
+    plan = _plan(cli, root, policy)
+    finding = [f for f in plan["findings"] if f["id"] == "oracle.no-cpuset:E"][0]
+    assert finding["refuses"] == ["oracle.param:E:processor_group_name"]
+    assert "oracle.param:E:processor_group_name" in [c["id"] for c in plan["changes"]]
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 2
+    assert "refused, nothing written" in err and "ORA-56729" in err and len(err.strip().splitlines()) == 1
+    # A's caging parameters were not written either: nothing at all.
+    assert tree_digest(root) == before
+
+
+def test_the_same_run_adding_the_cpuset_lifts_the_refusal(tmp_path, cli):
+    root, policy = _copy("oracle/refuse-missing-group", tmp_path)
+    with_cpuset = write(tmp_path, "policy.toml", '[[cpuset]]\nname = "missing"\nnodes = [1]\n\n'
+                        + policy.read_text())
+    plan = _plan(cli, root, with_cpuset)
+    assert not [f for f in plan["findings"] if f["refuses"]]
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", with_cpuset, "--confirm-within", "0")
+    assert status == 0, out + err
+    assert "processor_group_name='missing'" in (root / HOME.lstrip("/") / "dbs/initE.ora").read_text()
+
+
+def test_explicit_sid_wins_over_star_and_each_instance_is_read_once(tmp_path, cli):
+    root, _ = _copy("oracle/caging-binding", tmp_path)
+    policy = write(tmp_path, "policy.toml", """
+[[oracle.instance]]
+sid = "A"
+[oracle.instance.parameters]
+processes = 300
+
+[[oracle.instance]]
+sid = "*"
+[oracle.instance.parameters]
+processes = 200
+""")
+    plan = _plan(cli, root, policy)
+    ids = [c["id"] for c in plan["changes"]]
+    assert len(ids) == len(set(ids)), ids
+    got = {c["id"]: c["desired"] for c in plan["changes"]}
+    # oratab lists A, B, C, D: A keeps its own entry, "*" covers the rest.
+    assert got == {"oracle.param:A:processes": "300", "oracle.param:B:processes": "200",
+                   "oracle.param:C:processes": "200", "oracle.param:D:processes": "200"}
+    unmanaged = [f for f in plan["findings"] if f["id"].startswith("oracle.unmanaged-cpu:")]
+    assert all(f["message"].endswith("runs 4 instances") for f in unmanaged), unmanaged
+    assert len(unmanaged) == len({f["id"] for f in unmanaged})
+
+
+def test_no_python_none_reaches_a_dba(tmp_path, cli):
+    root, _ = _copy("oracle/spfile-on-asm", tmp_path)
+    policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = 10\n\n'
+                   '[[oracle.instance]]\nsid = "ORCL"\n[oracle.instance.parameters]\n'
+                   'processes = 400\nuse_large_pages = "ONLY"\nsga_target = "1G"\n')
+    status, out, err = cli("plan", "--root", root, "--policy", policy)
+    assert status == 0, err
+    assert "None" not in out, out
+    assert "unset -> 400" in out and "memlock is unset" in out
+
+
+def test_release_from_each_source(tmp_path, cli):
+    from numatune.families.oracle import alertlog, version
+    root, policy = _copy("oracle/version-aware", tmp_path)
+    old = (root / "u01/app/oracle/product/11.2.0/dbhome_1/inventory/ContentsXML/comps.xml").read_text()
+    assert version.from_comps(old) == (11, 2, 0, 4, 0)
+    lsinv = next((root / "u01/app/oracle/product/12.1.0/dbhome_1/cfgtoollogs/opatch/lsinv").iterdir()).read_text()
+    assert version.from_lsinventory(lsinv) == (12, 1, 0, 1, 0)
+    banner = (root / "u01/app/oracle/diag/rdbms/new/NEW/trace/alert_NEW.log").read_text()
+    assert alertlog.parse(banner)["version"] == [19, 3, 0, 0, 0]      # "Version" beats "Release 19.0"
+    eleven = "Starting ORACLE instance (normal)\nOracle Database 11g Enterprise Edition Release 11.2.0.4.0 - 64bit " \
+             "Production\n"
+    assert alertlog.parse(eleven)["version"] == [11, 2, 0, 4, 0]
+    assert version.lacks("inmemory_size", (12, 1, 0, 1, 0)) == (12, 1, 0, 2)
+    assert version.lacks("inmemory_size", (12, 1, 0, 2, 0)) is None
+    assert version.lacks("processor_group_name", (19, 3)) is None
+    assert version.lacks("cpu_count", (9, 2)) is None                 # not in the table: never refused
+
+    plan = _plan(cli, root, policy)
+    refusing = {f["id"]: f["refuses"] for f in plan["findings"] if f["refuses"]}
+    assert refusing == {"oracle.version:OLD:processor_group_name": ["oracle.param:OLD:processor_group_name"],
+                        "oracle.version:IMC:inmemory_size": ["oracle.param:IMC:inmemory_size"]}
+    assert [f["id"] for f in plan["findings"] if "unknown" in f["id"]] == ["oracle.version-unknown:UNK"]
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 2 and "LRM-00101" in err
+    assert tree_digest(root) == before
+
+
+def test_old_large_pages_report_gives_expected_pages():
+    from numatune.families.oracle import alertlog
+    # 11.2.0.3 as Tanel Poder quoted it: 512 pages used, 89 more asked for.
+    text = ("Starting ORACLE instance (normal)\n****************** Large Pages Information *****************\n"
+            "Total Shared Global Region in Large Pages = 1024 MB (85%)\n"
+            "Large Pages used by this instance: 512 (1024 MB)\nLarge Page size = 2048 KB\n"
+            "  Total Shared Global Region size is 1202 MB. For optimal performance,\n"
+            "  prior to the next instance restart increase the number\n"
+            "  of unused Large Pages by atleast 89 2048 KB Large Pages (178 MB)\n")
+    row = alertlog.parse(text)["large_pages"]["2048"]
+    assert row["expected"] == 601 and row["allocated"] == 512
+
+
+def test_rhel6_cpuset_is_found_and_its_remote_memory_reported(tmp_path, cli):
+    root, policy = _copy("oracle/rhel6-remote-binding", tmp_path)
+    plan = _plan(cli, root, policy)
+    found = {f["id"]: f for f in plan["findings"]}
+    assert "oracle.no-cpuset:PROD" not in found
+    msg = found["oracle.cpuset-not-local:PROD"]["message"]
+    assert "/cgroup/cpuset/oracle" in msg and "distance 22, local 10" in msg and "2.15x" in msg
+    assert '"Instance started in processor group oracle (NUMA Nodes: 7 CPUs: 1-9)"' in msg
+
+
+def test_rac_host_without_service_data_says_so(tmp_path, cli):
+    root, _ = _copy("oracle/rac-services", tmp_path)
+    policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = "auto"\n')
+    plan = _plan(cli, root, policy)
+    found = {f["id"]: f for f in plan["findings"]}
+    assert "orcl" in found["oracle.rac-no-services"]["message"]
+    # orcl (the oratab name) was resolved to the local instance orcl1 and sized from its pfile.
+    auto = found["hugepages.auto"]["message"]
+    assert "orcl1 needs 4104" in auto    # sga_target 8G + one 16M granule = 8208M = 4104 x 2M
