@@ -29,6 +29,21 @@ DEFAULT_SHIPPED = "oracle-numa"
 
 
 def shipped_dir():
+    # An installed package keeps them beside its modules: found without importlib.resources (and the
+    # zipfile and tempfile it imports, a tenth of a small check's start-up).
+    beside = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "policies")
+    if os.path.isdir(beside):
+        return beside
+    from importlib.util import find_spec
+    try:
+        spec = find_spec("numatune.policies")
+    except ImportError:
+        spec = None
+    if spec is None:
+        return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "policies")
+    for path in spec.submodule_search_locations or ():
+        if os.path.isdir(path):
+            return path     # where importlib.resources.files() would say, when the package is a directory
     try:
         from importlib.resources import files
         path = str(files("numatune.policies"))
