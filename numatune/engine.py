@@ -7,7 +7,7 @@ import os
 
 from numatune import plan as plan_mod
 from numatune.errors import DriftError, RefusedError, UsageError
-from numatune.facts import kernel, procs, topology
+from numatune.facts import kernel, once, procs, topology
 from numatune.families.registry import FAMILIES, for_policy
 from numatune.model import AREAS, Plan
 from numatune.policy import stack as policy_mod
@@ -32,6 +32,7 @@ def gather(root, data, every=False):
     the policy selects (``every``: all of them, for `numatune facts`), and
     the values resolved from them."""
     procs.forget(root)
+    once.forget(root)
     facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
     families = FAMILIES if every else for_policy(data)
     for family in families:

@@ -162,3 +162,31 @@ def test_a_sysctl_only_policy_still_gets_the_tuned_profile_conflicts(small_host,
     selected = _plan_json(small_host / "root", [str(policy)], every=False)
     assert selected == _plan_json(small_host / "root", [str(policy)], every=True)
     assert any(f["id"].startswith("tuned.") for f in selected["findings"]), selected["findings"]
+
+
+def test_cpu_topology_and_c_states_are_read_once_per_run(small_host, tmp_path, monkeypatch):
+    """The cpu and tuned families and the host summary all ask for the CPUs
+    and their C-states: each file is read once per gather, and anew by the next."""
+    from collections import Counter
+
+    from numatune import engine
+    from numatune.root import Root
+    policy = tmp_path / "p.toml"
+    policy.write_text('[sysctl]\n"vm.swappiness" = 1\n[cpu]\nmax_cstate = 1\n')
+    reads = Counter()
+    real = Root.read_text
+
+    def read_text(self, path, default=None):
+        reads[path] += 1
+        return real(self, path, default)
+    monkeypatch.setattr(Root, "read_text", read_text)
+    root = Root(str(small_host / "root"))
+    loaded = engine.load_policy([str(policy)], root)
+    facts = engine.gather(root, loaded.data)
+    cpu_files = {p: n for p, n in reads.items() if p.startswith("/sys/devices/system/cpu/cpu")}
+    assert any("/cpuidle/state" in p for p in cpu_files) and any("/topology/" in p for p in cpu_files)
+    assert max(cpu_files.values()) == 1, [p for p, n in cpu_files.items() if n > 1][:5]
+    # Each family got its own copy.
+    facts["cpu"]["cpuidle"]["cpus"].clear()
+    assert engine.gather(root, loaded.data)["cpu"]["cpuidle"]["cpus"]
+    assert max(reads[p] for p in cpu_files) == 2
