@@ -28,6 +28,7 @@ sys.path[:0] = [HERE, REPO]
 
 import bench_policy  # noqa: E402
 import trace  # noqa: E402
+import tuned_side  # noqa: E402
 from make_host import DEFAULTS, make_host  # noqa: E402
 
 PY = sys.executable
@@ -152,6 +153,8 @@ def main(argv=None):
                         help="seconds the timed rounds may take; fewer rounds when they would not fit")
     parser.add_argument("--workdir", default=default_workdir(), help="where the hosts are built")
     parser.add_argument("--keep", action="store_true", help="keep the generated hosts and traces")
+    parser.add_argument("--no-side", action="store_true",
+                        help="skip the side-by-side runs (tuned-adm verify, the TUI's first paint)")
     for name, value in DEFAULTS.items():
         parser.add_argument("--" + name, type=int, default=value, metavar="N")
     args = parser.parse_args(argv)
@@ -169,11 +172,32 @@ def main(argv=None):
             print("# kept %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
+    if not args.no_side:
+        side_by_side(args.reps)
     own = resource.getrusage(resource.RUSAGE_SELF)
     # CPU seconds say what an idle machine would need when other work stretches the wall time.
     say("# bench took %.0f s wall, %.0f s CPU" % (time.perf_counter() - began,
                                                _children_cpu() + own.ru_utime + own.ru_stime))
     return 0
+
+
+def side_by_side(reps):
+    """check/verify against a tuned daemon started for it (bench/tuned_side.py), and the
+    TUI's first paint against a minimal Textual app (bench/tui_first_paint.py)."""
+    try:
+        t, values = tuned_side.measure([PY, "-m", "numatune"], max(reps, 5), ENV)
+        say("# three sysctls (%s) on the real kernel: numatune check %.1f ms, tuned-adm verify %.1f ms"
+            % (", ".join(values), t["check"] * 1000, t["verify"] * 1000))
+        say("check/verify = %.2f" % (t["check"] / t["verify"]))
+    except SystemExit as e:
+        say("# check/verify: %s" % e)
+    proc = subprocess.run([PY, os.path.join(HERE, "tui_first_paint.py"), "--reps", str(max(reps, 5))],
+                          capture_output=True, text=True, env=ENV, cwd=REPO)
+    if proc.returncode == 0:
+        for line in proc.stdout.splitlines():
+            say(line)
+    else:
+        say("# tui first paint: skipped (%s)" % (proc.stderr.strip().splitlines() or ["failed"])[-1])
 
 
 def report(args, work, sizes, small):

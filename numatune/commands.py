@@ -206,7 +206,7 @@ def cmd_history(args):
 
 def cmd_facts(args):
     root, policy = _prepare(args)
-    facts = engine.gather(root, policy.data)
+    facts = engine.gather(root, policy.data, every=True)
     if args.format == "json":
         _print_json(facts)
     else:

@@ -6,11 +6,9 @@ import json
 import os
 
 from numatune import plan as plan_mod
-from numatune.apply.lock import RunLock
-from numatune.apply.transaction import apply_changes, refuse_if_interrupted
 from numatune.errors import DriftError, RefusedError, UsageError
-from numatune.facts import kernel, procs, topology
-from numatune.families.registry import FAMILIES
+from numatune.facts import kernel, once, procs, topology
+from numatune.families.registry import FAMILIES, for_policy
 from numatune.model import AREAS, Plan, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
@@ -29,14 +27,17 @@ def load_policy(refs, root):
     return policy_mod.load(refs, root)
 
 
-def gather(root, data):
-    """Everything the plan needs: host, topology, each family's facts, and
+def gather(root, data, every=False):
+    """Everything the plan needs: host, topology, the facts of each family
+    the policy selects (``every``: all of them, for `numatune facts`), and
     the values resolved from them."""
     procs.forget(root)
+    once.forget(root)
     facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
-    for family in FAMILIES:
+    families = FAMILIES if every else for_policy(data)
+    for family in families:
         facts[family.name] = family.read(root, data)
-    return resolve(data, facts)
+    return resolve(data, facts, families)
 
 
 def make_plan(root, policy, only=None, skip=None):
@@ -111,7 +112,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         # A family may refuse what it planned once it sees the host after the
         # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
         after["findings"] = []
-        for family in FAMILIES:
+        for family in for_policy(policy.data):
             if family.after_apply is not None:
                 said = family.after_apply(policy.data, [c for c in changes if family.owns(c)], facts)
                 problems += said.problems
@@ -120,6 +121,9 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
                 after["findings"] += said.findings
         return problems
 
+    # Imported here: plan and check never write, and start faster without the journal's code.
+    from numatune.apply.lock import RunLock
+    from numatune.apply.transaction import apply_changes, refuse_if_interrupted
     with RunLock(root):
         refuse_if_interrupted(root)
         txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,

@@ -1,5 +1,5 @@
 """The plan: a pure function of the policy and the facts."""
-from numatune.families.registry import FAMILIES
+from numatune.families.registry import for_policy
 from numatune.model import AREAS, Change, Compliant, Finding, Plan
 
 
@@ -19,7 +19,8 @@ def host_summary(facts):
 
 def build(data, facts, only=None, skip=None):
     plan = Plan(host=host_summary(facts), policy=data)
-    for family in FAMILIES:
+    # Only the families this policy selects: the others yield nothing for it.
+    for family in for_policy(data):
         for item in family.diff(data, facts):
             item.family = family.name
             area = item.area

@@ -56,6 +56,19 @@ class Journal:
         os.write(self._fd, (json.dumps(record, sort_keys=True) + "\n").encode())
         os.fsync(self._fd)
 
+    def append_many(self, records, sync=True):
+        """Several records in one write and, with ``sync``, one fsync (group
+        commit: a batch of intents; its results are synced with the next)."""
+        if not records:
+            return
+        if self._fd is None:
+            self.open()
+        data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records).encode()
+        while data:
+            data = data[os.write(self._fd, data):]
+        if sync:
+            os.fsync(self._fd)
+
     def close(self):
         if self._fd is not None:
             os.close(self._fd)

@@ -8,11 +8,14 @@
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
+from collections import ChainMap
+
 from numatune.apply import command, file, value
 from numatune.families.registry import WRITE_KINDS
 
-# The generic kinds; the families add their own (blockattr, netdev, cgroup, sql).
-KINDS = dict({"value": value, "file": file, "command": command}, **WRITE_KINDS)
+# The generic kinds; the families add their own (blockattr, netdev, cgroup, sql),
+# each family imported when a write of its kind is first looked up.
+KINDS = ChainMap({"value": value, "file": file, "command": command}, WRITE_KINDS)
 
 
 def for_op(op):

@@ -38,44 +38,29 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     journal.append({"t": "begin", "txid": txid, "time": _now(), "command": command,
                     "root": root.path, "policy": policy or {},
                     "changes": [c.to_json() for c in changes]})
-    done = []
-    seq = 0
-    current = None
+    writer = _GroupCommit(root, journal, on_write)
     try:
         for change in changes:
             for write in change.writes:
-                current = (change, write)
-                kind = appliers.KINDS[write.kind]
-                op = kind.capture(root, write)
-                if op.get("unchanged"):
-                    continue
-                op.pop("unchanged", None)
-                seq += 1
-                journal.append({"t": "intent", "seq": seq, "change": change.id, "op": op})
-                done.append((seq, op))
-                kind.perform(root, op)
-                record = {"t": "done", "seq": seq}
-                if op["kind"] in ("command", "value"):
-                    record["after"] = op["after"]
-                journal.append(record)
-                if on_write:
-                    on_write(change, op)
-        current = None
+                writer.add(change, write)
+        writer.flush()
+        writer.current = None
         if verify is not None:
             problems = verify()
             if problems:
                 raise VerifyError("; ".join(problems))
         journal.append({"t": "commit", "time": _now()})
-        return txid, [op for _, op in done]
+        return txid, [op for _, op in writer.announced]
     except BaseException as e:  # noqa: B902 -- KeyboardInterrupt must roll back too
-        _, _, failed, journal_error = _undo_ops(root, journal, list(reversed(done)), "rollback", force=True)
+        _, _, failed, journal_error = _undo_ops(root, journal, list(reversed(writer.announced)), "rollback",
+                                                force=True)
         what = ""
-        if current is not None:
-            what = "%s (%s): " % (current[0].id, current[1].path)
+        if writer.current is not None:
+            what = "%s (%s): " % (writer.current[0].id, writer.current[1].path)
         if isinstance(e, VerifyError):
             what = "verify after apply: "
-        msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, _reason(e, root), len(done) - len(failed),
-                                                                     txid)
+        msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, _reason(e, root),
+                                                                     writer.attempted - len(failed), txid)
         hint = "nothing else was changed; fix the cause and apply again"
         if failed:
             msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
@@ -86,6 +71,80 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         raise ApplyError(msg, hint) from e
     finally:
         journal.close()
+
+
+# Group commit: the generic kinds whose capture reads only their own target are
+# journaled in batches (one fsync for a batch's intents) as long as no two writes
+# of a batch share a target: a second edit of a file must see the first. Any other
+# kind (a command, netlink, a cgroup, SQL) may change what later captures read,
+# so it is a batch of its own, captured after everything before it was written.
+BATCHABLE = frozenset(("value", "file"))
+BATCH = 256
+
+
+class _GroupCommit:
+    """Captures writes into a batch; ``flush`` journals the batch's intents
+    with one fsync, performs them in order, then journals their results.
+
+    The results are synced by the next batch's intents or by the commit: a
+    result lost in a crash leaves its intent unconfirmed, which revert undoes
+    anyway (the "before" it holds was there when it was announced), exactly as
+    for a run killed between an intent and its write."""
+
+    def __init__(self, root, journal, on_write):
+        self.root, self.journal, self.on_write = root, journal, on_write
+        self.announced = []     # (seq, op) in the journal, oldest first: what a rollback undoes
+        self.attempted = 0      # writes started (the failing one included)
+        self.current = None     # (change, write) being captured or performed, for the error
+        self._seq = 0
+        self._batch = []
+        self._targets = set()
+
+    def add(self, change, write):
+        alone = write.kind not in BATCHABLE
+        if alone or write.path in self._targets or len(self._batch) >= BATCH:
+            self.flush()
+        self.current = (change, write)
+        kind = appliers.KINDS[write.kind]
+        op = kind.capture(self.root, write)
+        if op.get("unchanged"):
+            return
+        op.pop("unchanged", None)
+        self._batch.append((change, write, kind, op))
+        self._targets.add(write.path)
+        if alone:
+            self.flush()
+
+    def flush(self):
+        batch, self._batch, self._targets = self._batch, [], set()
+        if not batch:
+            return
+        intents = []
+        for change, write, kind, op in batch:
+            self._seq += 1
+            intents.append((self._seq, change, write, kind, op))
+        self.journal.append_many([{"t": "intent", "seq": seq, "change": change.id, "op": op}
+                                  for seq, change, _, _, op in intents])
+        self.announced += [(seq, op) for seq, _, _, _, op in intents]
+        results = []
+        try:
+            for seq, change, write, kind, op in intents:
+                self.current = (change, write)
+                self.attempted += 1
+                kind.perform(self.root, op)
+                record = {"t": "done", "seq": seq}
+                if op["kind"] in ("command", "value"):
+                    record["after"] = op["after"]
+                results.append(record)
+                if self.on_write:
+                    self.on_write(change, op)
+        except BaseException:  # noqa: B902 -- the caller rolls back; keep its error, not the journal's
+            try:
+                self.journal.append_many(results, sync=False)
+            except Exception:
+                pass    # the rollback's records follow; a result missing only makes its undo forced
+            raise
+        self.journal.append_many(results, sync=False)
 
 
 def _one_line(text):
@@ -130,9 +189,12 @@ class _Records:
         self.journal = journal
         self.error = None
 
-    def __call__(self, record):
+    def __call__(self, record, sync=True):
         try:
-            self.journal.append(record)
+            if sync:
+                self.journal.append(record)
+            else:
+                self.journal.append_many([record], sync=False)
         except Exception as e:
             self.error = self.error or e
 
@@ -162,6 +224,10 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
     would leave the older writes in place. A KeyboardInterrupt or SystemExit
     is recorded the same way and raised only once every op was tried."""
     record = _Records(journal)
+    # undo-begin and undo-end are synced; each op's record between them is not
+    # (one fsync per undo made revert cost as much as the writes): lost in a
+    # crash, the revert is "interrupted" and the next one finds that op already
+    # as before.
     record({"t": "undo-begin", "reason": reason, "time": _now()})
     restored, skipped, failed = [], [], []
     held = None
@@ -173,16 +239,16 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
                 held = e
             what = _describe(op)
             failed.append("%s (%s)" % (what, _reason(e)))
-            record({"t": "failed", "seq": seq, "error": _error_text(e), "what": what})
+            record({"t": "failed", "seq": seq, "error": _error_text(e), "what": what}, sync=False)
             continue
         if outcome == "already":
-            record({"t": "undone", "seq": seq, "note": "already as before"})
+            record({"t": "undone", "seq": seq, "note": "already as before"}, sync=False)
         elif outcome == "skipped":
             skipped.append(_describe(op))
-            record({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
+            record({"t": "skipped", "seq": seq, "reason": "changed since by someone else"}, sync=False)
         else:
             restored.append(_describe(op))
-            record({"t": "undone", "seq": seq})
+            record({"t": "undone", "seq": seq}, sync=False)
     record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(skipped), "failed": len(failed)})
     if held is not None:
         raise held

@@ -6,7 +6,10 @@ from numatune.facts.kernel import normalize, parse_bracketed
 
 
 def read_as(root, path, fmt):
-    text = root.read_text(path)
+    return _parse(root.read_text(path), fmt)
+
+
+def _parse(text, fmt):
     if text is None:
         return None
     if fmt == "bracket":
@@ -17,14 +20,25 @@ def read_as(root, path, fmt):
 
 
 def capture(root, write):
-    before = read_as(root, write.path, write.format)
+    # A copied tree is plain files: keep its exact bytes ("always madvise
+    # [never]\n") so revert leaves it identical, not merely equivalent (one
+    # read gives both the bytes and the value).
+    raw = None
+    if root.is_live:
+        before = read_as(root, write.path, write.format)
+    else:
+        try:
+            raw = root.read_bytes(write.path)
+        except OSError:     # unreadable reads as missing, as read_text has it
+            raw = None
+        text = None if raw is None else raw.decode("utf-8", "surrogateescape")
+        before = _parse(text.replace("\r\n", "\n").replace("\r", "\n") if text and "\r" in text else text,
+                        write.format)
     if before is None:
         raise FileNotFoundError(2, "no such file", root.join(write.path))
     op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
-    if not root.is_live:
-        # A copied tree is plain files: keep its exact bytes ("always madvise
-        # [never]\n") so revert leaves it identical, not merely equivalent.
-        op["raw"] = base64.b64encode(root.read_bytes(write.path)).decode()
+    if raw is not None:
+        op["raw"] = base64.b64encode(raw).decode()
     return op
 
 

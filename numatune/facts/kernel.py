@@ -1,5 +1,5 @@
 """The running kernel: release, distro, command line and THP mode."""
-import platform
+import os
 import re
 
 THP_DIRS = ("/sys/kernel/mm/transparent_hugepage",
@@ -87,11 +87,11 @@ def read(root):
     cmdline = root.read_text("/proc/cmdline")
     release = root.read_value("/proc/sys/kernel/osrelease")
     if release is None and root.is_live:
-        release = platform.release()
+        release = os.uname().release   # what platform.release() says, without importing it
     return {
         "release": release or "",
         "hostname": root.read_value("/proc/sys/kernel/hostname") or root.read_value("/etc/hostname") or "",
-        "arch": platform.machine() if root.is_live else "",
+        "arch": os.uname().machine if root.is_live else "",
         "distro": read_distro(root),
         "cmdline": split_cmdline(cmdline) if cmdline is not None else None,
         "thp": read_thp(root),

@@ -7,6 +7,7 @@ nothing here assumes ids are 0..n-1.
 import re
 
 from numatune.facts.cpulist import parse_cpulist, parse_cpumask
+from numatune.facts.once import read_once
 
 NODE_DIR = "/sys/devices/system/node"
 CPU_DIR = "/sys/devices/system/cpu"
@@ -96,6 +97,11 @@ def nodes_with_memory(root, nodes):
 
 
 def read_cpus(root):
+    """({cpu: topology ids}, online cpus), read once per run (several families ask)."""
+    return read_once(root, "cpus", _read_cpus, root)
+
+
+def _read_cpus(root):
     online_text = root.read_value(CPU_DIR + "/online")
     cpus = {}
     for name in root.listdir(CPU_DIR):

@@ -1,25 +1,177 @@
 """The registry of knob families: adding one is a folder under here and one
-line in ``FAMILIES``. Order is plan order within an area."""
+line in ``DECLARED``. Order is plan order within an area.
+
+A family's package is imported only when something needs it: a `check` of a
+three-sysctl policy imports the sysctl, boot and tuned families and none of
+the storage, network or Oracle code (start-up is most of a small check). So
+each family is declared here with what selects it, without importing it:
+
+- ``tables``: the top-level policy tables its record declares (checked when
+  the family loads: a record declaring a table not listed here fails loudly);
+- ``runs_for``: other tables whose presence makes it plan too (tuned reports
+  its profile's conflicts with [sysctl], [kernel], [cpu] and [[cpuset]]);
+- ``always``: it plans whatever the policy holds (boot: the numa=off finding);
+- ``needs``: families whose facts or resolved values its diff reads;
+- ``editors``/``write_kinds``: the names its file writes and own writes use,
+  so a journal record of any family finds its code without importing all.
+
+``FAMILIES``, ``BY_NAME``, ``EDITORS`` and ``WRITE_KINDS`` keep their
+meaning for callers that need every family (snapshot, apply, revert); they
+import on first use. ``for_policy(data)`` is the set a plan needs: the same
+plan as with every family, since the others read and yield nothing for it.
+"""
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple, Tuple
+
 from numatune.family import problems
-from numatune.families.boot import FAMILY as boot
-from numatune.families.cpu import FAMILY as cpu
-from numatune.families.cpuset import FAMILY as cpuset
-from numatune.families.hugepages import FAMILY as hugepages
-from numatune.families.network import FAMILY as network
-from numatune.families.oracle import FAMILY as oracle
-from numatune.families.storage import FAMILY as storage
-from numatune.families.sysctl import FAMILY as sysctl
-from numatune.families.tuned import FAMILY as tuned
-
-FAMILIES = (sysctl, boot, hugepages, cpu, cpuset, tuned, network, storage, oracle)
-BY_NAME = {f.name: f for f in FAMILIES}
-EDITORS = {name: fn for f in FAMILIES for name, fn in f.editors.items()}
-WRITE_KINDS = {kind: module for f in FAMILIES for kind, module in f.write_kinds.items()}
-assert not problems(FAMILIES), problems(FAMILIES)
 
 
-def resolve_order(families=FAMILIES):
-    """Families with a resolve step, each after those it reads from."""
+class Declared(NamedTuple):
+    name: str
+    tables: Tuple[str, ...] = ()
+    runs_for: Tuple[str, ...] = ()
+    always: bool = False
+    needs: Tuple[str, ...] = ()
+    editors: Tuple[str, ...] = ()
+    write_kinds: Tuple[str, ...] = ()
+
+
+BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg"))
+DECLARED = (
+    Declared("sysctl", ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
+    # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
+    Declared("boot", ("kernel",), always=True, editors=BOOT_EDITORS),
+    # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
+    Declared("hugepages", ("hugepages",), needs=("sysctl",)),
+    Declared("cpu", ("cpu",), needs=("boot",)),
+    Declared("cpuset", ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
+    Declared("tuned", ("tuned",), runs_for=("sysctl", "kernel", "cpu", "cpuset"), editors=("tuned_line",)),
+    Declared("network", ("net", "bond"), editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
+             write_kinds=("netdev",)),
+    Declared("storage", ("block",), editors=("block_udev_rules", "multipath_section"), write_kinds=("blockattr",)),
+    Declared("oracle", ("oracle",), needs=("hugepages",),
+             editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),
+)
+_loaded = {}
+_checked = []
+
+
+def _declared(name):
+    return next((d for d in DECLARED if d.name == name), None)
+
+
+def load(name):
+    """The Family record of a declared family, importing its package once."""
+    family = _loaded.get(name)
+    if family is None:
+        spec = _declared(name)
+        if spec is None:
+            raise KeyError(name)
+        family = importlib.import_module("numatune.families." + name).FAMILY
+        undeclared = ([t for t in family.policy if t not in spec.tables]
+                      + [e for e in family.editors if e not in spec.editors]
+                      + [k for k in family.write_kinds if k not in spec.write_kinds])
+        # A table, editor or kind missing here would be planned or undone without its family: refuse at once.
+        assert family.name == name and not undeclared, "registry: declare %s's %s" % (name, undeclared)
+        # Alone, a record cannot see the families it names in resolve_after: all_families() checks those.
+        said = [p for p in problems([family]) if "resolve_after" not in p]
+        assert not said, said
+        _loaded[name] = family
+    return family
+
+
+def all_families():
+    """Every family, in plan order (imports them all)."""
+    out = tuple(load(d.name) for d in DECLARED)
+    if _checked != [DECLARED]:
+        assert not problems(out), problems(out)
+        _checked[:] = [DECLARED]
+    return out
+
+
+def selected(names):
+    """The families ``names`` need (with what they read from), in plan order."""
+    want, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in want:
+            want.add(name)
+            todo.extend(_declared(name).needs)
+    return [load(d.name) for d in DECLARED if d.name in want]
+
+
+def for_policy(data):
+    """The families that read, resolve, check and diff for a policy (merged data)."""
+    tables = set(data)
+    return selected(d.name for d in DECLARED
+                    if d.always or tables.intersection(d.tables) or tables.intersection(d.runs_for))
+
+
+def table_names():
+    """Every declared policy table, without importing a family."""
+    return [t for d in DECLARED for t in d.tables]
+
+
+def table_schema(table):
+    """The schema of one top-level policy table, importing only its family (None: no family declares it)."""
+    for d in DECLARED:
+        if table in d.tables:
+            return load(d.name).policy.get(table)
+    return None
+
+
+class _Families(Sequence):
+    """FAMILIES: every family, imported when first used."""
+
+    def __getitem__(self, i):
+        return all_families()[i]
+
+    def __len__(self):
+        return len(DECLARED)
+
+    def __iter__(self):
+        return iter(all_families())
+
+    def __add__(self, other):
+        return all_families() + tuple(other)
+
+
+class _ByName(Mapping):
+    """A name -> item mapping resolved through the declared table, importing one
+    family per lookup; iterating imports them all."""
+
+    def __init__(self, owner, items):
+        self._owner = owner      # Declared -> the names it declares
+        self._items = items      # Family -> {name: item}
+
+    def __getitem__(self, key):
+        spec = next((d for d in DECLARED if key in self._owner(d)), None)
+        if spec is not None:
+            found = self._items(load(spec.name))
+            if key in found:
+                return found[key]
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter([k for f in all_families() for k in self._items(f)])
+
+    def __len__(self):
+        return sum(len(self._items(f)) for f in all_families())
+
+
+FAMILIES = _Families()
+BY_NAME = _ByName(lambda d: (d.name,), lambda f: {f.name: f})
+EDITORS = _ByName(lambda d: d.editors, lambda f: f.editors)
+WRITE_KINDS = _ByName(lambda d: d.write_kinds, lambda f: f.write_kinds)
+
+
+def resolve_order(families=None):
+    """Families with a resolve step, each after those it reads from (among
+    ``families``, default all: a dependency not planned has nothing to resolve
+    for this policy)."""
+    families = list(all_families() if families is None else families)
+    present = {f.name: f for f in families}
     done, out = set(), []
 
     def visit(f, stack=()):
@@ -28,7 +180,8 @@ def resolve_order(families=FAMILIES):
         if f.name in stack:
             raise ValueError("resolve_after cycle through %s" % " -> ".join(stack + (f.name,)))
         for dep in f.resolve_after:
-            visit(BY_NAME[dep], stack + (f.name,))
+            if dep in present:
+                visit(present[dep], stack + (f.name,))
         done.add(f.name)
         out.append(f)
     for f in families:

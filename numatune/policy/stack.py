@@ -6,9 +6,10 @@ key by key. Every file is validated on its own against the schema the knob
 families declare, so an error names the file and line that holds the mistake.
 """
 import os
+from collections.abc import Mapping
 
 from numatune.errors import PolicyError
-from numatune.families.registry import FAMILIES
+from numatune.families.registry import for_policy, table_names, table_schema
 from numatune.policy.loader import merge, parse_file, resolve_ref, schema_error, line_of
 from numatune.policy.schema import Array, Scalar, SchemaError, Table
 from numatune.policy.waiver import WAIVER
@@ -28,6 +29,21 @@ DEFAULT_SHIPPED = "oracle-numa"
 
 
 def shipped_dir():
+    # An installed package keeps them beside its modules: found without importlib.resources (and the
+    # zipfile and tempfile it imports, a tenth of a small check's start-up).
+    beside = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "policies")
+    if os.path.isdir(beside):
+        return beside
+    from importlib.util import find_spec
+    try:
+        spec = find_spec("numatune.policies")
+    except ImportError:
+        spec = None
+    if spec is None:
+        return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "policies")
+    for path in spec.submodule_search_locations or ():
+        if os.path.isdir(path):
+            return path     # where importlib.resources.files() would say, when the package is a directory
     try:
         from importlib.resources import files
         path = str(files("numatune.policies"))
@@ -43,11 +59,27 @@ def shipped_names():
     return sorted(n[:-5] for n in os.listdir(shipped_dir()) if n.endswith(".toml"))
 
 
+class _Tables(Mapping):
+    """The top-level tables: the core's, and each family's schema imported only
+    when a policy holds its table (a sysctl-only policy loads no Oracle code)."""
+
+    CORE = {"policy": POLICY_TABLE, "waiver": WAIVER}
+
+    def __getitem__(self, name):
+        spec = self.CORE.get(name) or table_schema(name)
+        if spec is None:
+            raise KeyError(name)
+        return spec
+
+    def __iter__(self):
+        return iter(list(self.CORE) + table_names())
+
+    def __len__(self):
+        return len(self.CORE) + len(table_names())
+
+
 def schema():
-    fields = {"policy": POLICY_TABLE, "waiver": WAIVER}
-    for family in FAMILIES:
-        fields.update(family.policy)
-    return Table(fields)
+    return Table(_Tables())
 
 
 class Policy:
@@ -134,7 +166,7 @@ def _load_chain(path, spec, texts, order, stack):
 
 
 def _cross_check(policy):
-    for family in FAMILIES:
+    for family in for_policy(policy.data):
         for err in family.check_policy(policy.data):
             where = policy.locate(err.key, err.parts)
             raise PolicyError("%s: %s" % (where, err.message), err.hint)

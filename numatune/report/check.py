@@ -7,7 +7,6 @@ asked format: a monitor must never mistake "could not check" for drift.
 import datetime
 import os
 import sys
-import tempfile
 import traceback
 
 from numatune.report import compliance, render, render_error, writer
@@ -55,6 +54,7 @@ def write_atomically(path, text):
     """Write ``path`` through a temporary file and a rename in the same
     directory, so a reader (node_exporter) sees the old file or the new one,
     never half of one. The temporary name does not end in .prom on purpose."""
+    import tempfile     # only --output needs it; a plain check starts faster without
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(path), suffix=".tmp")
     try:

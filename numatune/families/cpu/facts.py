@@ -6,6 +6,7 @@ VMs usually have neither cpufreq nor cpuidle: empty results, not errors.
 """
 import re
 
+from numatune.facts.once import read_once
 from numatune.facts.procs import table
 
 CPU_DIR = "/sys/devices/system/cpu"
@@ -51,7 +52,12 @@ def read_cpufreq(root, online):
 
 
 def read_cpuidle(root, online):
-    """{"driver", "governor", "cpus": {cpu: [{"index", "name", "latency", "disabled"}]}}."""
+    """{"driver", "governor", "cpus": {cpu: [{"index", "name", "latency", "disabled"}]}}, read once per
+    run (the tuned family asks too)."""
+    return read_once(root, ("cpuidle", tuple(online)), _read_cpuidle, root, online)
+
+
+def _read_cpuidle(root, online):
     driver = root.read_value(CPU_DIR + "/cpuidle/current_driver")
     governor = root.read_value(CPU_DIR + "/cpuidle/current_governor_ro") or root.read_value(
         CPU_DIR + "/cpuidle/current_governor")

@@ -187,20 +187,32 @@ def persistence(root, name):
     return {"kind": "link", "path": link, "text": root.read_text(link)}
 
 
-def read(root, names, ethtool_groups=True, flows=()):
-    """Facts for the interfaces in ``names`` (all when None); the others get
-    the few fields that matching needs. ``names=[]`` is that cheap pass alone."""
-    all_names = [n for n in root.listdir(NET_DIR) if n != "bonding_masters"]
-    brief = names is not None and not names
-    interrupts = {} if brief else parse_interrupts(root.read_text("/proc/interrupts"))
-    ifaces = {}
-    snap = None if root.is_live or brief else read_ethtool_file(root)
-    for name in all_names:
+def read_interfaces(root):
+    """{name: read_interface()} of every interface: the one pass over
+    /sys/class/net that both the matching and the full facts use."""
+    out = {}
+    for name in root.listdir(NET_DIR):
+        if name == "bonding_masters":
+            continue
         info = read_interface(root, name)
         if root.is_live and info["virtual"] and not info["driver"]:
             # Virtual links have no driver symlink; rtnetlink knows their kind.
             from numatune.families.network import nic
             info["driver"] = nic.link_kind(name)
+        out[name] = info
+    return out
+
+
+def read(root, names, ethtool_groups=True, flows=(), interfaces=None):
+    """Facts for the interfaces in ``names`` (all when None); the others get
+    the few fields that matching needs. ``names=[]`` is that cheap pass alone.
+    ``interfaces``: read_interfaces() already done (not read again)."""
+    brief = names is not None and not names
+    interrupts = {} if brief else parse_interrupts(root.read_text("/proc/interrupts"))
+    ifaces = {}
+    snap = None if root.is_live or brief else read_ethtool_file(root)
+    for name, info in (read_interfaces(root) if interfaces is None else interfaces).items():
+        info = dict(info)
         if names is not None and name not in names:
             ifaces[name] = {k: info[k] for k in ("name", "driver", "pci", "address", "master", "virtual",
                                                  "numa_node", "mtu", "operstate", "bonding", "type")}

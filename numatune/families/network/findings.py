@@ -1,6 +1,8 @@
 """What the network facts say without a setting to change: NIC IRQs served
 on a remote NUMA node, one node taking every NIC interrupt, and bond slaves
 with different MTUs."""
+from itertools import compress, zip_longest
+
 from numatune.facts.cpulist import format_cpulist
 from numatune.model import Finding
 
@@ -26,7 +28,9 @@ def remote_irqs(name, info, topology):
         return []
     out = []
     for irq, state in sorted(info.get("irqs", {}).items(), key=lambda kv: int(kv[0])):
-        served = [cpu for cpu, n in enumerate(state.get("counts") or []) if n]
+        counts = state.get("counts") or []
+        # The CPUs with a non-zero count, picked at C speed: 4,096 IRQs x 480 CPUs on a giant host.
+        served = list(compress(range(len(counts)), counts))
         if not served:
             served = state.get("affinity") or []
         remote = sorted(set(served) - local)
@@ -38,7 +42,7 @@ def remote_irqs(name, info, topology):
 def findings(data, net, topology, wanted):
     ifaces = net["interfaces"]
     cpu_node = _node_of_cpu(topology)
-    per_node = {}
+    per_node, per_cpu = {}, []
     for name in sorted(wanted):
         info = ifaces[name]
         remote = remote_irqs(name, info, topology)
@@ -48,10 +52,12 @@ def findings(data, net, topology, wanted):
                           rule=",".join(wanted[name][3]),
                           message="%s sits on node %d but its IRQs are served on other nodes: %s; set "
                                   "irq_affinity = \"local-node\"" % (name, info["numa_node"], irqs))
-        for state in info.get("irqs", {}).values():
-            for cpu, count in enumerate(state.get("counts") or []):
-                if count and cpu in cpu_node:
-                    per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
+        per_cpu = [sum(col) for col in zip_longest(per_cpu, *(state.get("counts") or [] for state in
+                                                                info.get("irqs", {}).values()), fillvalue=0)]
+    # Per CPU first (columns summed in C), then per node: the same sums as IRQ by IRQ, CPU by CPU.
+    for cpu, count in enumerate(per_cpu):
+        if count and cpu in cpu_node:
+            per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
     yield from _skew(per_node, topology)
     yield from _bond_slaves(ifaces)
 

@@ -94,7 +94,8 @@ def read(root, data):
         return {}
     # A cheap pass over every interface decides which ones the rules name;
     # only those get the costly facts (IRQs, ethtool).
-    brief = facts_net.read(root, names=[], ethtool_groups=False)["interfaces"]
+    interfaces = facts_net.read_interfaces(root)
+    brief = facts_net.read(root, names=[], ethtool_groups=False, interfaces=interfaces)["interfaces"]
     use_udev = any("udev" in r.get("match", {}) for r in rules)
     wanted = []
     for name, info in brief.items():
@@ -105,7 +106,7 @@ def read(root, data):
     wanted += [b["name"] for b in data.get("bond", []) if b.get("name") in brief and b["name"] not in wanted]
     flows = sorted({f for r in rules for f in r.get("rx_flow_hash", {})})
     need_ethtool = any(g in r for r in rules for g in GROUPS)
-    full = facts_net.read(root, names=wanted, ethtool_groups=need_ethtool, flows=flows)
+    full = facts_net.read(root, names=wanted, ethtool_groups=need_ethtool, flows=flows, interfaces=interfaces)
     for name in wanted:
         full["interfaces"][name]["udev"] = _udev(root, full["interfaces"][name]) if use_udev else {}
     return full

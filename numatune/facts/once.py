@@ -1,0 +1,19 @@
+"""Facts several families read in the same run (the CPU topology for the
+cpu and tuned families and the host summary, the C-states for cpu and
+tuned), read once: kept on the Root until ``engine.gather`` starts the next
+run (so the re-plan after apply reads the host anew), and handed out as
+copies so that no family changes what another one sees."""
+import copy
+
+
+def read_once(root, key, fn, *args):
+    cache = getattr(root, "_read_once", None)
+    if cache is None:
+        cache = root._read_once = {}
+    if key not in cache:
+        cache[key] = fn(*args)
+    return copy.deepcopy(cache[key])
+
+
+def forget(root):
+    root._read_once = {}

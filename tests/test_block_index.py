@@ -1,0 +1,50 @@
+"""The block-device index (issue #18, read once): one listing of
+/sys/dev/block gives each device's number, sysfs path and partition-or-not.
+The devices found with it are exactly those found reading each device's own
+files, on this machine's real /sys and on a bench host laid out like a SAN
+server (SCSI paths, multipath maps, an NVMe disk with partitions)."""
+import sys
+
+import pytest
+
+from conftest import REPO
+from numatune.families.storage import facts
+from numatune.root import Root
+
+
+@pytest.fixture(scope="module")
+def bench_root(tmp_path_factory):
+    sys.path.insert(0, str(REPO / "bench"))
+    from make_host import make_host
+    path = tmp_path_factory.mktemp("host") / "root"
+    make_host(str(path), sockets=2, nodes=2, cpus=8, luns=6, paths=2, nics=1, queues=2, instances=1, procs=20)
+    return Root(str(path))
+
+
+def _without_index(root, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(facts, "block_index", lambda root: {})
+        return facts.discover_sysfs(root)
+
+
+@pytest.mark.parametrize("which", ["live /sys", "bench host"])
+def test_the_index_finds_what_reading_each_device_finds(which, bench_root, monkeypatch):
+    root = Root("/") if which == "live /sys" else bench_root
+    index = facts.block_index(root)
+    if not index:
+        pytest.skip("no /sys/dev/block here")
+    with_index = facts.discover_sysfs(root)
+    assert with_index == _without_index(root, monkeypatch)
+    assert with_index, "no block device found"
+    # Partitions are in the index but never devices of their own.
+    partitions = [n for n, (_, _, part) in index.items() if part]
+    assert not set(partitions) & set(with_index)
+    for name, dev in with_index.items():
+        assert index[name][0] == dev["dev"]
+
+
+def test_the_bench_host_has_partitions_and_multipath_maps(bench_root):
+    index = facts.block_index(bench_root)
+    devices = facts.discover_sysfs(bench_root)
+    assert any(part for _, _, part in index.values()), "the fixture should hold partitions"
+    assert sum(d["kind"] == "dm-multipath" for d in devices.values()) == 6

@@ -1,0 +1,94 @@
+"""Group commit (issue #18): apply journals a batch of intents with one fsync
+and revert syncs only the start and end of its undo, yet every write is still
+announced before it is made, and a second edit of the same file sees the
+first. (A run killed at any write: tests/test_crash_recovery.py.)"""
+import os
+
+import pytest
+
+from conftest import tree_digest, write
+from numatune import engine
+from numatune.apply import journal as journal_mod
+from numatune.apply.journal import list_transactions
+from numatune.apply.transaction import BATCH, revert
+from numatune.policy.stack import load
+from numatune.root import Root
+
+KEYS = 40
+
+
+@pytest.fixture
+def host(tmp_path):
+    root_dir = tmp_path / "root"
+    for i in range(KEYS):
+        write(root_dir, "proc/sys/kernel/nt_%d" % i, "0\n")
+    write(root_dir, "etc/sysctl.d/.keep", "")
+    policy = write(tmp_path, "p.toml", "[sysctl]\n" + "".join('"kernel.nt_%d" = %d\n' % (i, i + 1)
+                                                             for i in range(KEYS)))
+    root = Root(str(root_dir))
+    return root_dir, root, load([str(policy)], root)
+
+
+@pytest.fixture
+def journal_syncs(monkeypatch):
+    """Counts fsyncs of journal files (the file kind's own fsyncs of the files it writes are not counted)."""
+    count = {"n": 0}
+    real = os.fsync
+
+    def fsync(fd):
+        if os.readlink("/proc/self/fd/%d" % fd).endswith(".jsonl"):
+            count["n"] += 1
+        return real(fd)
+    monkeypatch.setattr(journal_mod.os, "fsync", fsync)
+    return count
+
+
+def _journal(root):
+    [tx] = list_transactions(root)
+    return tx
+
+
+def test_a_batch_of_value_writes_costs_one_fsync(host, journal_syncs):
+    root_dir, root, policy = host
+    before = tree_digest(root_dir)
+    plan, _ = engine.make_plan(root, policy)
+    live = [c for c in plan.changes if c.scope == "live"]
+    assert len(live) == KEYS
+    engine.apply(root, policy, live)
+    # begin, the one batch of intents, commit: not two per write.
+    assert journal_syncs["n"] == 3
+    assert all((root_dir / ("proc/sys/kernel/nt_%d" % i)).read_text() == "%d\n" % (i + 1) for i in range(KEYS))
+    tx = _journal(root)
+    records = tx.records
+    kinds = [r["t"] for r in records]
+    # Every intent precedes every result: the batch was announced before any write.
+    assert kinds == ["begin"] + ["intent"] * KEYS + ["done"] * KEYS + ["commit"]
+    journal_syncs["n"] = 0
+    revert(root, tx)
+    assert journal_syncs["n"] == 2      # undo-begin, undo-end
+    assert tree_digest(root_dir) == before and _journal(root).state == "reverted"
+
+
+def test_edits_of_one_file_each_see_the_one_before(host):
+    root_dir, root, policy = host
+    plan, _ = engine.make_plan(root, policy)
+    engine.apply(root, policy, plan.changes)
+    text = (root_dir / "etc/sysctl.d/90-numatune.conf").read_text()
+    assert all("kernel.nt_%d = %d" % (i, i + 1) in text for i in range(KEYS)), text
+    assert engine.make_plan(root, policy)[0].changes == []
+
+
+def test_batches_are_bounded(tmp_path, journal_syncs):
+    keys = BATCH + 10
+    root_dir = tmp_path / "root"
+    for i in range(keys):
+        write(root_dir, "proc/sys/kernel/nt_%d" % i, "0\n")
+    policy = write(tmp_path, "p.toml", "[sysctl]\n" + "".join('"kernel.nt_%d" = 1\n' % i for i in range(keys)))
+    root = Root(str(root_dir))
+    policy = load([str(policy)], root)
+    plan, _ = engine.make_plan(root, policy)
+    engine.apply(root, policy, [c for c in plan.changes if c.scope == "live"])
+    assert journal_syncs["n"] == 4      # begin, two batches, commit
+    kinds = [r["t"] for r in _journal(root).records]
+    # The second batch is announced only after the first was written.
+    assert kinds == ["begin"] + ["intent"] * BATCH + ["done"] * BATCH + ["intent"] * 10 + ["done"] * 10 + ["commit"]
