@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from numatune import plan as plan_mod  # noqa: E402
 from numatune.policy import stack as policy_mod  # noqa: E402
 from numatune.facts import kernel, topology  # noqa: E402
-from numatune.families.registry import for_policy  # noqa: E402
+from numatune.families.registry import for_host  # noqa: E402
 from numatune.resolve import resolve  # noqa: E402
 from numatune.report.console import plan_text  # noqa: E402
 from numatune.root import Root  # noqa: E402
@@ -39,10 +39,11 @@ def main(root_dir, policy_path):
     facts = {"root": root.path}
     facts["host"] = timed("facts: host", lambda: kernel.read(root))
     facts["topology"] = timed("facts: topology", lambda: topology.read(root))
-    families = timed("import families", lambda: for_policy(data))
+    families = timed("import families", lambda: for_host(data, root))
+    facts["families"] = [f.name for f in families]
     for family in families:
         facts[family.name] = timed("read: " + family.name, lambda: family.read(root, data))
-    timed("resolve", lambda: resolve(data, facts, families))
+    timed("resolve", lambda: resolve(data, facts))
     for family in families:
         timed("diff: " + family.name, lambda: list(family.diff(data, facts)))
     plan = timed("plan.build (all diffs again)", lambda: plan_mod.build(data, facts))

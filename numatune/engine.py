@@ -8,7 +8,7 @@ import os
 from numatune import plan as plan_mod
 from numatune.errors import DriftError, RefusedError, UsageError
 from numatune.facts import kernel, once, procs, topology
-from numatune.families.registry import FAMILIES, for_policy
+from numatune.families.registry import FAMILIES, for_facts, for_host
 from numatune.model import AREAS, Plan, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
@@ -34,10 +34,12 @@ def gather(root, data, every=False):
     procs.forget(root)
     once.forget(root)
     facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
-    families = FAMILIES if every else for_policy(data)
+    families = FAMILIES if every else for_host(data, root)
+    # Resolve, plan and after-apply run exactly the families read here.
+    facts["families"] = [f.name for f in families]
     for family in families:
         facts[family.name] = family.read(root, data)
-    return resolve(data, facts, families)
+    return resolve(data, facts)
 
 
 def make_plan(root, policy, only=None, skip=None):
@@ -112,7 +114,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         # A family may refuse what it planned once it sees the host after the
         # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
         after["findings"] = []
-        for family in for_policy(policy.data):
+        for family in for_facts(policy.data, facts):
             if family.after_apply is not None:
                 said = family.after_apply(policy.data, [c for c in changes if family.owns(c)], facts)
                 problems += said.problems

@@ -1,5 +1,5 @@
 """The plan: a pure function of the policy and the facts."""
-from numatune.families.registry import for_policy
+from numatune.families.registry import for_facts
 from numatune.model import AREAS, Change, Compliant, Finding, Plan
 
 
@@ -19,8 +19,8 @@ def host_summary(facts):
 
 def build(data, facts, only=None, skip=None):
     plan = Plan(host=host_summary(facts), policy=data)
-    # Only the families this policy selects: the others yield nothing for it.
-    for family in for_policy(data):
+    # Only the families whose facts were read: the others yield nothing here.
+    for family in for_facts(data, facts):
         for item in family.diff(data, facts):
             item.family = family.name
             area = item.area

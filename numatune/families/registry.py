@@ -11,6 +11,8 @@ each family is declared here with what selects it, without importing it:
 - ``runs_for``: other tables whose presence makes it plan too (tuned reports
   its profile's conflicts with [sysctl], [kernel], [cpu] and [[cpuset]]);
 - ``always``: it plans whatever the policy holds (boot: the numa=off finding);
+- ``present_if``: host files that make it plan whatever the policy holds
+  (an /etc/oratab: instances are checked without being named in the policy);
 - ``needs``: families whose facts or resolved values its diff reads;
 - ``editors``/``write_kinds``: the names its file writes and own writes use,
   so a journal record of any family finds its code without importing all.
@@ -32,25 +34,27 @@ class Declared(NamedTuple):
     tables: Tuple[str, ...] = ()
     runs_for: Tuple[str, ...] = ()
     always: bool = False
+    present_if: Tuple[str, ...] = ()
     needs: Tuple[str, ...] = ()
     editors: Tuple[str, ...] = ()
     write_kinds: Tuple[str, ...] = ()
 
 
-BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg"))
+BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf"))
 DECLARED = (
     Declared("sysctl", ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
     # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
     Declared("boot", ("kernel",), always=True, editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
-    Declared("hugepages", ("hugepages",), needs=("sysctl",)),
+    # Reads the Oracle instances' needs: a pool is never shrunk below them.
+    Declared("hugepages", ("hugepages",), needs=("sysctl", "oracle")),
     Declared("cpu", ("cpu",), needs=("boot",)),
     Declared("cpuset", ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
     Declared("tuned", ("tuned",), runs_for=("sysctl", "kernel", "cpu", "cpuset"), editors=("tuned_line",)),
     Declared("network", ("net", "bond"), editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("block",), editors=("block_udev_rules", "multipath_section"), write_kinds=("blockattr",)),
-    Declared("oracle", ("oracle",), needs=("hugepages",),
+    Declared("oracle", ("oracle",), present_if=("/etc/oratab",), needs=("hugepages",),
              editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),
 )
 _loaded = {}
@@ -106,6 +110,18 @@ def for_policy(data):
     tables = set(data)
     return selected(d.name for d in DECLARED
                     if d.always or tables.intersection(d.tables) or tables.intersection(d.runs_for))
+
+
+def for_host(data, root):
+    """``for_policy`` plus the families the host itself calls for (``present_if``)."""
+    names = [f.name for f in for_policy(data)]
+    names += [d.name for d in DECLARED if d.name not in names and any(root.exists(p) for p in d.present_if)]
+    return selected(names)
+
+
+def for_facts(data, facts):
+    """The families ``engine.gather`` read for these facts (``facts["families"]``)."""
+    return selected(facts["families"]) if "families" in facts else for_policy(data)
 
 
 def table_names():
