@@ -1,5 +1,6 @@
 """`numatune check` on copies of a real capture: every format read back by a
 real consumer, Nagios exit codes per severity, waivers, and nothing written."""
+import importlib.util
 import json
 import os
 import re
@@ -148,13 +149,14 @@ def test_nagios_line_and_exit_code_per_severity(cli, host, live, persisted, expe
     # One rule drifts in either bad case: the live value, or only its boot-time file.
     assert int(perf["drift"].split(";")[0]) == (0 if expected[0] == 0 else 1)
     assert int(perf["critical"].split(";")[0]) == (expected[0] == 2)
-    assert _perf_state(perf) == expected[0]
+    if importlib.util.find_spec("nagiosplugin"):  # the RPM's %check runs this without it
+        assert _perf_state(perf) == expected[0]
 
 
 def _perf_state(perf):
     """The state a Nagios consumer derives from the perfdata thresholds alone, with the plugin
     guidelines' range rules (nagiosplugin's Range: a value outside the range alerts)."""
-    from nagiosplugin import Range
+    Range = pytest.importorskip("nagiosplugin").Range
     state = 0
     for label, level in (("warning", 1), ("critical", 2)):
         value, warn, crit = (perf[label].split(";") + ["", ""])[:3]
