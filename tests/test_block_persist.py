@@ -249,3 +249,18 @@ def test_queue_settings_off_target_are_warnings_and_cache_type_is_critical(tmp_p
     assert results["block.live:sdb:nr_requests"]["severity"] == "warning"
     assert results["block.live:sdb:queue_depth"]["severity"] == "warning"
     assert results["block.live:sdb:cache_type"]["severity"] == "critical"  # a volatile write-back cache loses data
+
+
+def test_maps_of_two_arrays_that_no_pattern_tells_apart_are_named_and_said(tmp_path, cli):
+    root = tmp_path / "root"
+    san_host(root, luns=1, paths=2)
+    _add_lun(root, 1, "3600a098038303053453f463045726b77", 3, "ora_redo0", vendor="NETAPP", model="LUN C-Mode")
+    policy = write(tmp_path, "p.toml", '[[block]]\nmatch = { model = "*" }\nrotational = 0\n')
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    plan = json.loads(out)
+    pinned = next(f for f in plan["findings"] if f["id"] == "block.udev-pinned:0")
+    assert pinned["severity"] == "warning" and "LUN added later" in pinned["message"]
+    rules = [c["desired"] for c in plan["changes"] if c["id"].startswith("block.udev:")]
+    # Today's two maps by their WWIDs (the only honest selector left), the paths by the selector itself.
+    assert any("mpath-360002ac000000000000000000019f0f|mpath-3600a098038303053453f463045726b77" in r for r in rules)
+    assert any('ATTRS{model}=="*"' in r for r in rules)

@@ -10,7 +10,7 @@ _numatune()
     plan)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
+            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -20,7 +20,7 @@ _numatune()
     apply)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
+            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -43,7 +43,7 @@ _numatune()
     facts)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
+            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
@@ -52,7 +52,7 @@ _numatune()
     check)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
+            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
@@ -73,7 +73,7 @@ _numatune()
     review)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
+            --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
