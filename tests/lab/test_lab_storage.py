@@ -233,6 +233,21 @@ def test_maps_by_vendor_model_and_their_paths_get_queue_settings(tmp_path, multi
     assert applied[1] == {d: "96" for d in paths()}
 
 
+def test_map_by_wwn_selects_that_map_and_its_two_paths(tmp_path, multipathd):
+    """match = { wwn, kind = "dm-multipath" }: that LUN's map and its two paths change, the other map does not."""
+    wwid = sorted(set(paths().values()))[0]
+    slaves = {d: sorted(p.name for p in (BLOCK / d / "slaves").iterdir()) for d in multipathd}
+    mine = [d for d, names in slaves.items() if {read(BLOCK / n / "device/wwid") for n in names} == {wwid}]
+    assert len(mine) == 1
+    ours = mine + slaves[mine[0]]
+    devs = list(multipathd) + list(paths())
+    policy = policy_file(tmp_path, '[[block]]\nmatch = { wwn = "%s", kind = "dm-multipath" }\n'
+                                   'read_ahead_kb = 3072\n' % wwid)
+    before, applied, _ = cycle(policy, lambda: queue_of(devs, "read_ahead_kb"))
+    assert len(ours) == 3
+    assert applied == {d: ("3072" if d in ours else before[d]) for d in devs}
+
+
 @pytest.mark.xfail(strict=True, reason="storage bug (advice's area): `multipathd reconfigure` runs after the maps' "
                    "sysfs writes and its table reload resets each map's queue/read_ahead_kb, so verify fails "
                    "and the run is rolled back")
