@@ -93,8 +93,8 @@ def findings(inst, differing):
                           target=sid, rule="oracle.parameters." + name,
                           refuses=["oracle.param:%s:%s" % (sid, name.lower())],
                           message="%s runs Oracle %s (from %s); %s needs %s: an unknown parameter stops the "
-                                  "instance at startup (LRM-00101)" % (sid, show(got["version"]),
-                                                                      got["source"], name, show(need)),
+                                  "instance at startup (LRM-00101); apply refuses to write it"
+                                  % (sid, show(got["version"]), got["source"], name, show(need)),
                           why="leave %s out of this instance's parameters" % name)
     if unknown:
         yield Finding(id="oracle.version-unknown:" + sid, severity="warning", area="oracle", target=sid,
