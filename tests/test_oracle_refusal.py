@@ -144,3 +144,33 @@ def test_rac_host_without_service_data_says_so(tmp_path, cli):
     # orcl (the oratab name) was resolved to the local instance orcl1 and sized from its pfile.
     auto = found["hugepages.auto"]["message"]
     assert "orcl1 needs 4104" in auto    # sga_target 8G + one 16M granule = 8208M = 4104 x 2M
+
+
+def test_engine_apply_refuses_for_every_caller(tmp_path):
+    """The review screen and the Ansible module call engine.apply without a
+    plan: it plans again and refuses the same way."""
+    import pytest
+    from numatune import engine
+    from numatune.errors import RefusedError
+    from numatune.root import Root
+    root, policy = _copy("oracle/refuse-missing-group", tmp_path)
+    r = Root(str(root))
+    loaded = engine.load_policy([str(policy)], r)
+    plan, _ = engine.make_plan(r, loaded)
+    before = tree_digest(root)
+    with pytest.raises(RefusedError) as e:
+        engine.apply(r, loaded, plan.changes)
+    assert e.value.exit_status == 2 and "ORA-56729" in e.value.message
+    assert tree_digest(root) == before
+
+
+def test_auto_leaves_cpuless_nodes_alone(tmp_path, cli):
+    root, _ = _copy("hugepages/even-skips-cpuless", tmp_path)
+    write(root, "/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages", "100\n")
+    write(root, "/etc/oratab", "ORCL:%s:Y\n" % HOME)
+    write(root, HOME + "/dbs/initORCL.ora", "*.db_name='ORCL'\n*.sga_target=1G\n")
+    policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = "auto"\n')
+    plan = _plan(cli, root, policy)
+    live = {c["id"]: c["desired"] for c in plan["changes"] if c["id"].startswith("hugepages.live")}
+    # 1G + 4M granule = 514 pages + ceil(10.28) = 525, over nodes 0 and 1 (the ones with CPUs).
+    assert live == {"hugepages.live:node0:2048kB": "263", "hugepages.live:node1:2048kB": "262"}

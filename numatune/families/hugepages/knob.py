@@ -99,6 +99,9 @@ def resolve(data, facts):
         if placement == "even":
             out["skipped"] = {nid: why for nid, why in skipped.items() if nid in per_node}
             want = distribute(hp["count"], [n for n in eligible if n in per_node], "even")
+        elif "placement" not in (data.get("hugepages") or {}):
+            # count = "auto" placed it over the eligible nodes: the others keep what they have.
+            want = distribute(hp["count"], [n for n in eligible if n in per_node], placement)
         else:
             want = distribute(hp["count"], topo["nodes_with_memory"], placement)
         current = {nid: topo["nodes"][nid]["hugepages"][str(kb)].get("nr", 0) or 0 for nid in per_node}

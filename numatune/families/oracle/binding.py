@@ -42,7 +42,7 @@ def findings(data, facts, modes):
         if cs is None:
             yield _f("oracle.no-cpuset:" + sid, "critical",
                      "%s is bound to processor group %r, but neither the policy's [[cpuset]] nor the host has it: "
-                     "the instance will not start (ORA-56729)" % (sid, name), sid,
+                     "the instance will not start (ORA-56729); apply refuses to write it" % (sid, name), sid,
                      "add [[cpuset]] name = %r to the policy" % name,
                      refuses=["oracle.param:%s:processor_group_name" % sid])
             continue

@@ -10,14 +10,11 @@ restart unless the parameter is dynamic and changed in memory too.
 from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
-from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, oratab, pfile, pool, services,
-                                      sizing, values, version)
+from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, memlock, oratab, pfile,
+                                      pool, services, values, version)
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 
 NAME = "oracle"
-LIMITS_FILE = "/etc/security/limits.d/90-numatune-oracle.conf"
-LIMITS_HEADER = ("# Managed by numatune (%s): memlock for the HugePages that hold the SGAs.\n"
-                 "# Restored by `numatune revert`.\n" % LIMITS_FILE)
 # Changeable in memory per v$parameter, but a running instance cannot take
 # them: they shape the SGA or the processes at startup.
 STARTUP_ONLY = {"memory_target", "memory_max_target", "sga_max_size", "use_large_pages", "_enable_numa_support",
@@ -149,7 +146,7 @@ def diff(data, facts):
         return
     for inst in mine["instances"]:
         yield from _instance(data, facts, inst)
-    yield from _memlock(data, facts)
+    yield from memlock.plan(data, facts)
     yield from checks.caging_binding(data, facts)
     yield from checks.rac_inmemory(data, facts)
     if data.get("hugepages") or any("use_large_pages" in desired.after(data, i) for i in mine["instances"]):
@@ -199,43 +196,12 @@ def _instance(data, facts, inst):
         differing.append((name, current, rendered))
     if not differing:
         return
-    yield from _version_checks(inst, differing)
+    yield from version.findings(inst, differing)
     if found["kind"] == "spfile" and not use_sql:
         yield from _spfile_findings(inst, differing)
         return
     for name, current, rendered in differing:
         yield _change(inst, spec, name, current, rendered, why, use_sql)
-
-
-def _version_checks(inst, differing):
-    """A parameter the instance's release lacks stops it at startup
-    (LRM-00101): critical, and it refuses the change. An unknown release is
-    said, not guessed."""
-    sid, got = inst["sid"], inst.get("version") or {}
-    unknown = []
-    for name, _, _ in differing:
-        if name.lower() not in version.MINIMUM:
-            continue
-        if got.get("version") is None:
-            unknown.append("%s (needs %s)" % (name, version.show(version.MINIMUM[name.lower()])))
-            continue
-        need = version.lacks(name, got["version"])
-        if need:
-            yield Finding(id="oracle.version:%s:%s" % (sid, name.lower()), severity="critical", area="oracle",
-                          target=sid, rule="oracle.parameters." + name,
-                          refuses=["oracle.param:%s:%s" % (sid, name.lower())],
-                          message="%s runs Oracle %s (from %s); %s needs %s: an unknown parameter stops the "
-                                  "instance at startup (LRM-00101)" % (sid, version.show(got["version"]),
-                                                                      got["source"], name, version.show(need)),
-                          why="leave %s out of this instance's parameters" % name)
-    if unknown:
-        yield Finding(id="oracle.version-unknown:" + sid, severity="warning", area="oracle", target=sid,
-                      rule="oracle.parameters",
-                      message="%s's Oracle release is unknown (no inventory/ContentsXML/comps.xml, OPatch "
-                              "lsinventory output or alert log banner): not checked whether it knows %s"
-                              % (sid, ", ".join(unknown)),
-                      why="an unknown parameter stops the instance at startup (LRM-00101); check the release "
-                          "before restarting")
 
 
 def _unreadable(inst):
@@ -292,55 +258,16 @@ def _start_safety(data, facts, inst):
     instance from starting, else None."""
     kb = pool.page_kb(facts)
     needed = sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
-    lock = _memlock_after(data, facts)
+    lock = memlock.after(data, facts)
     if checks.pool_fits(data, facts) and (lock == -1 or (lock or 0) >= needed * kb):
         return None
     return Finding(id="oracle.start-safety:" + inst["sid"], severity="critical", area="oracle", target=inst["sid"],
                    rule="oracle.parameters.use_large_pages",
                    message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will "
                            "have %d and memlock is %s; the instance would not start"
-                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb), _limit(lock)),
+                           % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb),
+                              memlock.limit(lock)),
                    why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
-
-
-def _memlock_want(data, facts):
-    hp = data.get("hugepages") or {}
-    if hp.get("count") != "auto":
-        return None
-    auto = facts["resolved"]["hugepages"]["auto"]
-    return auto["count"] * auto["kb"]
-
-
-def _memlock_after(data, facts):
-    want = _memlock_want(data, facts)
-    soft = facts[NAME]["memlock"]["soft"]
-    if want is not None and soft != -1 and (soft or 0) < want:
-        return want
-    return soft
-
-
-def _limit(kb):
-    """A memlock limit as a DBA reads it: "unset", "unlimited" or "N kB"."""
-    return "unset" if kb is None else "unlimited" if kb == -1 else "%d kB" % kb
-
-
-def _memlock(data, facts):
-    want = _memlock_want(data, facts)
-    if want is None:
-        return
-    user = (data.get("oracle") or {}).get("user", "oracle")
-    lock = facts[NAME]["memlock"]
-    ok = [v == -1 or (v or 0) >= want for v in (lock["soft"], lock["hard"])]
-    if all(ok):
-        yield Compliant("oracle.memlock", "memlock of %s holds the %d kB pool" % (user, want), "oracle")
-        return
-    yield Change(id="oracle.memlock", area="oracle", target="%s: %s memlock" % (LIMITS_FILE, user),
-                 current="soft %s, hard %s" % (_limit(lock["soft"]), _limit(lock["hard"])), desired="%d kB" % want,
-                 scope="persistent",
-                 action="set in %s" % LIMITS_FILE, rule="hugepages.count", restart_required=True,
-                 why="an instance locks its SGA in HugePages only up to memlock (applies to new logins)",
-                 writes=[Write(kind="file", path=LIMITS_FILE, editor="oracle_memlock",
-                               args={"user": user, "kb": want})])
 
 
 def _listeners(data, facts):
@@ -396,16 +323,6 @@ def generated(text, content):
     return content
 
 
-def memlock_set(text, user, kb):
-    """Editor: ``user soft/hard memlock kb``; other lines kept."""
-    lines = (text if text is not None else LIMITS_HEADER).splitlines(True)
-    out = [ln for ln in lines if not (len(ln.split()) == 4 and ln.split()[0] == user and ln.split()[2] == "memlock")]
-    if out and not out[-1].endswith("\n"):
-        out[-1] += "\n"
-    out += ["%s soft memlock %d\n" % (user, kb), "%s hard memlock %d\n" % (user, kb)]
-    return "".join(out)
-
-
 def after_apply(data, changes, facts):
     """After apply: ONLY was set on the promise of a pool the kernel may have
     filled less (fragmentation); re-check with the live pool."""
@@ -425,4 +342,5 @@ def _start_problems(data, changes, facts):
     return []
 
 
-EDITORS = {"oracle_pfile_set": pfile.set_value, "oracle_memlock": memlock_set, "oracle_generated": generated}
+EDITORS = {"oracle_pfile_set": pfile.set_value, "oracle_memlock": memlock.set_limit,
+           "oracle_generated": generated}

@@ -11,6 +11,8 @@ the alert log's startup banner (parsed with the rest of the alert log, see
 """
 import re
 
+from numatune.model import Finding
+
 COMPS = "inventory/ContentsXML/comps.xml"
 LSINV_DIR = "cfgtoollogs/opatch/lsinv"
 
@@ -71,3 +73,34 @@ def lacks(name, version):
     if need is None or version is None:
         return None
     return need if tuple(version)[:len(need)] < need else None
+
+
+def findings(inst, differing):
+    """A parameter the instance's release lacks stops it at startup
+    (LRM-00101): critical, and it refuses the change. An unknown release is
+    said, not guessed."""
+    sid, got = inst["sid"], inst.get("version") or {}
+    unknown = []
+    for name, _, _ in differing:
+        if name.lower() not in MINIMUM:
+            continue
+        if got.get("version") is None:
+            unknown.append("%s (needs %s)" % (name, show(MINIMUM[name.lower()])))
+            continue
+        need = lacks(name, got["version"])
+        if need:
+            yield Finding(id="oracle.version:%s:%s" % (sid, name.lower()), severity="critical", area="oracle",
+                          target=sid, rule="oracle.parameters." + name,
+                          refuses=["oracle.param:%s:%s" % (sid, name.lower())],
+                          message="%s runs Oracle %s (from %s); %s needs %s: an unknown parameter stops the "
+                                  "instance at startup (LRM-00101); apply refuses to write it"
+                                  % (sid, show(got["version"]), got["source"], name, show(need)),
+                          why="leave %s out of this instance's parameters" % name)
+    if unknown:
+        yield Finding(id="oracle.version-unknown:" + sid, severity="warning", area="oracle", target=sid,
+                      rule="oracle.parameters",
+                      message="%s's Oracle release is unknown (no inventory/ContentsXML/comps.xml, OPatch "
+                              "lsinventory output or alert log banner): not checked whether it knows %s"
+                              % (sid, ", ".join(unknown)),
+                      why="an unknown parameter stops the instance at startup (LRM-00101); check the release "
+                          "before restarting")
