@@ -22,6 +22,7 @@ import pytest
 from conftest import REPO
 
 CASES = sorted(p.parent for p in (Path(__file__).parent / "cases").glob("*/*/policy.toml"))
+BAD = sorted((Path(__file__).parent / "cases" / "bad_policies").glob("*.toml"))
 SHIPPED = sorted((REPO / "policies").glob("*.toml"))
 
 PROBE = """
@@ -190,3 +191,31 @@ def test_cpu_topology_and_c_states_are_read_once_per_run(small_host, tmp_path, m
     facts["cpu"]["cpuidle"]["cpus"].clear()
     assert engine.gather(root, loaded.data)["cpu"]["cpuidle"]["cpus"]
     assert max(reads[p] for p in cpu_files) == 2
+
+
+def _refusal(root, ref, every):
+    from numatune import engine
+    from numatune.errors import NumatuneError
+    from numatune.families import registry
+    from numatune.root import Root
+    saved = registry.DECLARED
+    if every:
+        registry.DECLARED = tuple(d._replace(always=True) for d in saved)
+    try:
+        r = Root(str(root))
+        engine.make_plan(r, engine.load_policy([ref], r))
+        return None
+    except NumatuneError as e:
+        return str(e)
+    finally:
+        registry.DECLARED = saved
+
+
+@pytest.mark.parametrize("bad", BAD + ["hugepages-auto-alone"], ids=lambda p: getattr(p, "stem", p))
+def test_a_bad_policy_is_refused_the_same_either_way(bad, small_host, tmp_path):
+    """Cross-table checks (count = "auto" needs an Oracle instance) run with the families selected too."""
+    if bad == "hugepages-auto-alone":
+        bad = tmp_path / "auto.toml"
+        bad.write_text('[hugepages]\ncount = "auto"\n')
+    said = _refusal(small_host / "root", str(bad), every=False)
+    assert said is not None and said == _refusal(small_host / "root", str(bad), every=True)

@@ -106,7 +106,14 @@ class _GroupCommit:
             self.flush()
         self.current = (change, write)
         kind = appliers.KINDS[write.kind]
-        op = kind.capture(self.root, write)
+        try:
+            op = kind.capture(self.root, write)
+        except BaseException:  # noqa: B902 -- re-raised: the run rolls back
+            # As when writes went one at a time: those before this one are made
+            # (then rolled back with the run), and the error names this one.
+            self.flush()
+            self.current = (change, write)
+            raise
         if op.get("unchanged"):
             return
         op.pop("unchanged", None)

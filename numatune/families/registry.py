@@ -54,7 +54,8 @@ DECLARED = (
     Declared("network", ("net", "bond"), editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("block",), editors=("block_udev_rules", "multipath_section"), write_kinds=("blockattr",)),
-    Declared("oracle", ("oracle",), present_if=("/etc/oratab",), needs=("hugepages",),
+    # Its check_policy refuses [hugepages] count = "auto" without an instance to size it from.
+    Declared("oracle", ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",), needs=("hugepages",),
              editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),
 )
 _loaded = {}
