@@ -35,7 +35,10 @@ fi
 # suite's norecursedirs skips tests/lab), in the repo, with the project's interpreter.
 args=""
 for a in "$@"; do args+=" $(printf '%q' "$a")"; done
-cmd="cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest -o addopts="""
+# The guest's / shows this machine's / as it changes: its own tmpfs /var/lib/numatune keeps journals of
+# numatune runs here (another test run, half done) out of the guest's history.
+cmd="mkdir -p /var/lib/numatune && mount -t tmpfs -o mode=700 numatune-lab /var/lib/numatune"
+cmd+=" && cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest -o addopts="""
 cmd+=" -p no:cacheprovider tests/lab/test_*.py$args"
 # udevd for the persistence tests, a NIC on node 1 for the IRQ test; the whole lab run must end within 10 minutes.
 LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-600} exec "$HERE/run-in-guest.sh" "$cmd"
