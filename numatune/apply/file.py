@@ -11,13 +11,13 @@ from numatune.families.registry import EDITORS
 
 
 def _state(root, path):
-    real = root.join(path)
     try:
-        st = os.lstat(real)
+        st = os.lstat(root.join(path, follow=False))
     except FileNotFoundError:
         return {"exists": False}
-    with open(real, "rb") as f:
-        data = f.read()
+    data = root.read_bytes(path)
+    if data is None:
+        return {"exists": False}
     return {"exists": True, "mode": stat.S_IMODE(st.st_mode), "uid": st.st_uid, "gid": st.st_gid,
             "sha256": hashlib.sha256(data).hexdigest(), "data": base64.b64encode(data).decode()}
 
@@ -62,17 +62,27 @@ def _tmp_path(real):
 def cleanup(root, op):
     """Remove the temp file a run killed between write and rename left behind."""
     try:
-        os.unlink(_tmp_path(root.join(op["path"])))
+        os.unlink(_tmp_path(root.join(op["path"], follow=False)))
     except FileNotFoundError:
         pass
 
 
+def _write_all(fd, data):
+    """os.write may write less than asked (a full disk mid-way): loop, and
+    let ENOSPC raise rather than leave a short file."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def _atomic_write(root, path, data, mode, uid, gid):
-    real = root.join(path)
+    # The parent resolved inside the root; the name itself is replaced by
+    # rename (which never follows a link), so a link there is not written through.
+    real = root.join(path, follow=False)
     tmp = _tmp_path(real)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        os.write(fd, data)
+        _write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -94,12 +104,12 @@ def _fsync_dir(directory):
 def perform(root, op):
     for d in op["created_dirs"]:
         if not root.isdir(d):
-            os.mkdir(root.join(d), 0o755)
+            os.mkdir(root.join(d, follow=False), 0o755)
     after = op["after"]
     before = op["before"]
     if not after["exists"]:
-        if root.exists(op["path"]):
-            os.unlink(root.join(op["path"]))
+        if root.exists(op["path"]) or root.islink(op["path"]):
+            os.unlink(root.join(op["path"], follow=False))
         return
     mode = before.get("mode", 0o644)
     _atomic_write(root, op["path"], base64.b64decode(after["data"]), mode,
@@ -123,11 +133,11 @@ def restore(root, op):
     if before["exists"]:
         _atomic_write(root, op["path"], base64.b64decode(before["data"]), before["mode"],
                       before["uid"], before["gid"])
-    elif root.exists(op["path"]):
-        os.unlink(root.join(op["path"]))
+    elif root.exists(op["path"]) or root.islink(op["path"]):
+        os.unlink(root.join(op["path"], follow=False))
     for d in reversed(op.get("created_dirs", [])):
         try:
-            os.rmdir(root.join(d))
+            os.rmdir(root.join(d, follow=False))
         except OSError:
             pass  # not empty: something else lives there now
 
