@@ -55,50 +55,13 @@ def capture(root, write):
             "created_dirs": list(reversed(missing)), "unchanged": old == new}
 
 
-def _tmp_path(real):
-    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
-
-
 def cleanup(root, op):
     """Remove the temp file a run killed between write and rename left behind."""
-    try:
-        os.unlink(_tmp_path(root.join(op["path"], follow=False)))
-    except FileNotFoundError:
-        pass
-
-
-def _write_all(fd, data):
-    """os.write may write less than asked (a full disk mid-way): loop, and
-    let ENOSPC raise rather than leave a short file."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+    root.remove_tmp(op["path"])
 
 
 def _atomic_write(root, path, data, mode, uid, gid):
-    # The parent resolved inside the root; the name itself is replaced by
-    # rename (which never follows a link), so a link there is not written through.
-    real = root.join(path, follow=False)
-    tmp = _tmp_path(real)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, mode)
-    if uid is not None and (os.geteuid() == 0):
-        os.chown(tmp, uid, gid)
-    os.rename(tmp, real)
-    _fsync_dir(os.path.dirname(real))
-
-
-def _fsync_dir(directory):
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    root.write_atomic(path, data, mode, uid, gid)
 
 
 def perform(root, op):

@@ -10,7 +10,7 @@ import datetime
 
 from numatune.apply import kinds as appliers
 from numatune.errors import ApplyError, NumatuneError, RefusedError
-from numatune.apply.journal import Journal, list_transactions, new_txid
+from numatune.apply.journal import TEXT_CAP, Journal, list_transactions, new_txid
 
 
 class VerifyError(Exception):
@@ -34,10 +34,10 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     ``txid`` is given when something must know it before the first write
     (the confirm-window watchdog)."""
     txid = txid or new_txid()
-    journal = Journal(root, txid).open()
-    journal.append({"t": "begin", "txid": txid, "time": _now(), "command": command,
-                    "root": root.path, "policy": policy or {},
-                    "changes": [c.to_json() for c in changes]})
+    journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
+                                         "root": root.path, "policy": policy or {},
+                                         "changes": [c.to_json() for c in changes]},
+                                        _journal_estimate(root, changes))
     done = []
     seq = 0
     current = None
@@ -86,6 +86,22 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         raise ApplyError(msg, hint) from e
     finally:
         journal.close()
+
+
+def _journal_estimate(root, changes):
+    """Bytes the run's journal will need: each write's records and undo
+    room, and a file's old and new bytes in base64 (about 2.7 times its size)."""
+    total = 0
+    for change in changes:
+        for write in change.writes:
+            total += 2048
+            if write.kind in ("file", "command"):
+                for path in [write.path] + list(getattr(write, "files", None) or []):
+                    try:
+                        total += 3 * len(root.read_bytes(path) or b"") + 1024
+                    except (OSError, ValueError):
+                        total += 4096
+    return total
 
 
 def _one_line(text):
@@ -137,8 +153,11 @@ class _Records:
             self.error = self.error or e
 
 
-def _undo_one(root, op, seq, force, interrupted):
-    """Put one op's "before" back; says "already", "skipped" or "restored"."""
+def _undo_one(root, op, seq, force, interrupted, record):
+    """Put one op's "before" back; says "already", "skipped" or "restored".
+    "undoing" is journaled first: a revert killed mid-restore (a file left
+    empty) is then known as its own half-done undo and finished, not taken
+    for someone else's change."""
     kind = appliers.for_op(op)
     if hasattr(kind, "cleanup"):
         kind.cleanup(root, op)
@@ -149,6 +168,7 @@ def _undo_one(root, op, seq, force, interrupted):
     # is safe because "before" is what was there when it was announced.
     if not (holds_after or force or seq in interrupted):
         return "skipped"
+    record({"t": "undoing", "seq": seq})
     kind.restore(root, op)
     return "restored"
 
@@ -167,13 +187,14 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
     held = None
     for seq, op in seq_ops:
         try:
-            outcome = _undo_one(root, op, seq, force, interrupted)
+            outcome = _undo_one(root, op, seq, force, interrupted, record)
         except BaseException as e:  # noqa: B902 -- see the docstring
             if not isinstance(e, Exception) and held is None:
                 held = e
             what = _describe(op)
             failed.append("%s (%s)" % (what, _reason(e)))
-            record({"t": "failed", "seq": seq, "error": _error_text(e), "what": what})
+            # Capped: the room each intent holds for its undo records is fixed.
+            record({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP], "what": what[:TEXT_CAP]})
             continue
         if outcome == "already":
             record({"t": "undone", "seq": seq, "note": "already as before"})
@@ -205,7 +226,8 @@ def _undo(root, journal, seq_ops, reason, force=False, interrupted=()):
 def revert(root, tx, force=False):
     """Undo a transaction (or finish undoing an interrupted one)."""
     pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
-    interrupted = {s for s, _ in pending if s not in tx.done}
+    # Not confirmed done, or an undo of ours that a crash cut short.
+    interrupted = {s for s, _ in pending if s not in tx.done or s in tx.undoing}
     for seq, op in pending:
         after = tx.done_after.get(seq)
         if after is not None:

@@ -34,6 +34,9 @@ def _write(root, path, value):
     data = value if isinstance(value, bytes) else (value + "\n").encode()
     fd = root.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
+        # One write: sysfs takes a value in one call. A copied tree killed
+        # here holds an empty file; the journal's "intent"/"undoing" tells
+        # the next revert it was ours and to finish it.
         os.write(fd, data)
     finally:
         os.close(fd)
