@@ -60,7 +60,7 @@ def _confirm(args, count):
 def cmd_apply(args):
     from numatune.plan import select_scope
     root, policy = _prepare(args)
-    engine.require_write_access(root)
+    engine.check_ready(root)
     saved = engine.load_saved_plan(args.plan) if args.plan else None
     if saved is not None and not args.policy and saved.policy:
         from numatune.policy.stack import from_data

@@ -75,6 +75,15 @@ def saved_changes(saved, fresh):
     return out
 
 
+def check_ready(root):
+    """What every apply does first, even one with nothing to change: take
+    the lock (another run refuses it) and refuse while a transaction is
+    half done."""
+    require_write_access(root)
+    with RunLock(root):
+        refuse_if_interrupted(root)
+
+
 def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
