@@ -304,6 +304,7 @@ def list_transactions(root):
     names = [n[:-6] for n in root.listdir(JOURNAL_DIR) if n.endswith(".jsonl")]
     out = []
     for txid in sorted(names):
-        if re.match(r"^[0-9T-]+$", txid):
+        # Not a file (a directory of that name): no journal, nothing to read.
+        if re.match(r"^[0-9T-]+$", txid) and not root.isdir("%s/%s.jsonl" % (JOURNAL_DIR, txid)):
             out.append(load(root, txid))
     return out
