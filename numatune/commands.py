@@ -7,7 +7,7 @@ from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import UsageError
 from numatune.apply.journal import list_transactions, load
-from numatune.report.console import Style, facts_text, history_text, plan_text
+from numatune.report.console import Style, clean, facts_text, history_text, plan_text
 from numatune.root import Root
 
 
@@ -159,11 +159,11 @@ def cmd_revert(args):
         _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
     else:
         for line in restored:
-            print("  undid %s" % line)
+            print("  undid %s" % clean(line))
         for line in skipped:
-            print("  LEFT ALONE %s: changed since by someone else" % line)
+            print("  LEFT ALONE %s: changed since by someone else" % clean(line))
         for line in failed:
-            print("  FAILED %s" % line)
+            print("  FAILED %s" % clean(line))
         print("transaction %s: %d restored, %d left alone, %d failed." % (tx.txid, len(restored), len(skipped),
                                                                        len(failed)))
         if skipped:
@@ -194,9 +194,10 @@ def cmd_history(args):
             return 0
         print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
         for c in tx.changes:
-            print("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), c.get("current"), c.get("desired")))
+            print(clean("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), c.get("current"),
+                                                  c.get("desired"))))
         for line in _failed_undos(tx):
-            print(line)
+            print(clean(line))
         _print_problems(tx.problems)
         return 0
     txs = list_transactions(root)
