@@ -38,8 +38,12 @@ def cmd_plan(args):
     root, policy = _prepare(args)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(jsonout.dumps(plan.to_json()) + "\n")
+        try:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(jsonout.dumps(plan.to_json()) + "\n")
+        except OSError as e:
+            raise UsageError("cannot write the plan to %s: %s" % (args.out, e.strerror or e),
+                             "give a file path in a directory you can write")
     if args.format == "json":
         _print_json(plan.to_json())
     else:

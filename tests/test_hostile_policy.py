@@ -55,6 +55,7 @@ def test_patterns_match_the_whole_value():
 def test_host_strings_with_escape_sequences_are_printed_escaped(cli, tmp_path):
     root = fakehost.build(tmp_path / "root")
     write(root, "proc/sys/vm/swappiness", "\x1b[2J\x1b[1;1H60\n")
-    status, out, err = cli("plan", "--root", root, "--policy", write(tmp_path, "p.toml", '[sysctl]\n"vm.swappiness" = 10\n'))
+    policy = write(tmp_path, "p.toml", "[sysctl]\n\"vm.swappiness\" = 10\n")
+    status, out, err = cli("plan", "--root", root, "--policy", policy)
     assert status == 0, err
     assert "\x1b" not in out and "\\x1b[2J" in out
