@@ -493,6 +493,7 @@ def test_cgconfig_group_edit_is_idempotent_and_leaves_other_groups(name, other, 
     once = cgconfig_group(base, name, [["cpuset.cpus", cpus], ["cpuset.mems", mems]], "oracle", "dba")
     assert cgconfig_group(once, name, [["cpuset.cpus", cpus], ["cpuset.mems", mems]], "oracle", "dba") == once
     changed = cgconfig_group(once, name, [["cpuset.cpus", cpus2], ["cpuset.mems", mems]])
-    assert group_settings(changed, name) == {"cpuset.cpus": cpus2, "cpuset.mems": mems}
+    # A policy without owner does not own the perm block: it stays (#14 item 7).
+    assert group_settings(changed, name) == {"cpuset.cpus": cpus2, "cpuset.mems": mems, "uid": "oracle", "gid": "dba"}
     assert group_settings(changed, other) == {"cpuset.cpus": "0", "cpuset.mems": "0"}
     assert changed.count("group %s {" % name) == 1

@@ -140,6 +140,15 @@ def diff(data, facts):
                 scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
                 reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
                 running_ok=live is not None and _has(live, arg) == present)
+        elif not booted_ok and cfg.kind == "none":
+            # No entry could be read (a grub.cfg numatune cannot parse): what
+            # the next boot gets is unknown, not "no longer has".
+            yield Finding(id="cmdline.entries-unreadable:" + arg, severity="critical", area="kernel",
+                          target=cfg.grub_cfg_path or "bootloader", rule=rule,
+                          message="no boot entry numatune can read in %s: whether the next boot %s %s is "
+                                  "unknown; check the bootloader by hand"
+                                  % (cfg.grub_cfg_path or "the bootloader files", "has" if present else "drops",
+                                     arg))
         elif not booted_ok:
             yield Finding(id="cmdline.reboot-pending:" + arg, severity="warning", area="kernel",
                           target="/proc/cmdline", rule=rule, pending=True,

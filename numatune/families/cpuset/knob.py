@@ -314,6 +314,10 @@ def _persist(spec, cpus, mems, mine):
     settings = [["cpuset." + k[len(hierarchy["prefix"]):], v]
                 for k, v in _settings(spec, cpus, mems, dict(hierarchy, version=1))]
     files = mine["cgconfig"]["files"]
+    unsafe = [(p, str(e)) for p, e in ((p, _unparsable(t, name)) for p, t in sorted(files.items())) if e]
+    if unsafe:
+        yield _finding(name, "cgconfig-unparsable", "critical", "%s: %s: not edited; fix it by hand" % unsafe[0])
+        return
     holders = [p for p, text in sorted(files.items()) if cgconfig.find_group(text, name)]
     if len(holders) > 1:
         yield _finding(name, "cgconfig-duplicate", "warning", "group %s is defined in %s; cgconfig stops at the "
@@ -336,9 +340,19 @@ def _persist(spec, cpus, mems, mine):
                                      "gid": owner.get("gid")})])
 
 
+def _unparsable(text, name):
+    try:
+        cgconfig.group_settings(text, name)
+    except cgconfig.CgconfigError as e:
+        return e
+    return None
+
+
 def _cgconfig_overrides(name, cpus, mems, mine):
     """A cgconfig group numatune does not manage still wins at its next start."""
     for path, text in sorted(mine.get("cgconfig", {}).get("files", {}).items()):
+        if _unparsable(text, name):
+            continue  # the persist step says so
         have = cgconfig.group_settings(text, name)
         if have is None:
             continue
