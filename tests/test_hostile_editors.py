@@ -34,8 +34,8 @@ def test_editing_a_groups_mems_keeps_perm_comments_and_other_controllers():
                  "memory { memory.limit_in_bytes = 64G; }", 'group other { cpuset { cpuset.cpus = "4";'):
         assert kept in new
     # Only the one value changed: the rest of the file is the same bytes.
-    assert new.replace('cpuset.mems = "1";', 'cpuset.mems = "0";', 1).replace('cpuset.cpus = "0-3";', 'cpus = "0-3";', 1) \
-        == SITE
+    back = new.replace('cpuset.mems = "1";', 'cpuset.mems = "0";', 1)
+    assert back.replace('cpuset.cpus = "0-3";', 'cpus = "0-3";', 1) == SITE
     assert cgconfig_group(new, "ora", [["cpuset.cpus", "0-3"], ["cpuset.mems", "1"]]) == new
 
 
@@ -65,7 +65,8 @@ def test_an_unparsable_cgconfig_is_a_finding_and_is_not_written(cli, tmp_path):
 
 def _grub_host(tmp_path):
     root = fakehost.build(tmp_path / "root")
-    return root, write(tmp_path, "p.toml", '[kernel.cmdline]\nabsent = ["numa=off"]\npresent = ["transparent_hugepage=never"]\n')
+    return root, write(tmp_path, "p.toml", '[kernel.cmdline]\nabsent = ["numa=off"]\n'
+                                           'present = ["transparent_hugepage=never"]\n')
 
 
 def test_a_random_bytes_default_grub_is_refused_not_appended_to(cli, tmp_path):

@@ -89,6 +89,7 @@ def read_nodes(root):
             "mem_total_kb": meminfo.get("MemTotal"),
             "mem_free_kb": meminfo.get("MemFree"),
             "hugepages_total": meminfo.get("HugePages_Total"),
+            "hugepages_free": meminfo.get("HugePages_Free"),
             "distance_raw": distance,
             "hugepages": read_pools(root, base + "/hugepages"),
         }

@@ -63,7 +63,8 @@ def _set_assignments(inner, pairs, indent):
     """``inner`` with each ``key = value;`` set in place, or added at the end."""
     for key, value, names in pairs:
         line = "%s = %s;" % (key, value)
-        pat = re.compile(r"(^|[\s{;])(?:%s)[ \t]*=[ \t]*(\"[^\"\n]*\"|[^;\n]*);" % "|".join(map(re.escape, names)))
+        keys = "|".join(map(re.escape, names))
+        pat = re.compile(r"(^|[\s{;])(?:%s)[ \t]*=[ \t]*(\"[^\"\n]*\"|[^;\n]*);" % keys)
         m = pat.search(inner)
         if m:
             inner = inner[:m.start() + len(m.group(1))] + line + inner[m.end():]
