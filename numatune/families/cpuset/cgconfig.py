@@ -95,8 +95,9 @@ def _edit_group(block, settings, uid, gid):
     perm = _sub_block(block, "perm")
     if perm is None:
         first = block.index("{") + 1
-        return block[:first] + "\n    perm {\n        task { uid = %s; gid = %s; }\n        admin { uid = %s; gid = %s; }" \
-            "\n    }" % (uid, gid, uid, gid) + block[first:]
+        perm_text = ("\n    perm {\n        task { uid = %s; gid = %s; }\n        admin { uid = %s; gid = %s; }\n    }"
+                     % (uid, gid, uid, gid))
+        return block[:first] + perm_text + block[first:]
     inner = block[perm[0] + 1:perm[1] - 1]
     for who in ("task", "admin"):
         sub = _sub_block("{" + inner, who)
