@@ -64,7 +64,7 @@ def _confirm(args, count):
 def cmd_apply(args):
     from numatune.plan import select_scope
     root, policy = _prepare(args)
-    engine.check_ready(root)
+    engine.require_write_access(root)
     saved = engine.load_saved_plan(args.plan) if args.plan else None
     if saved is not None and not args.policy and saved.policy:
         from numatune.policy.stack import from_data
@@ -78,6 +78,8 @@ def cmd_apply(args):
     if text:
         print(plan_text(shown))
     if not changes:
+        # Nothing to write still means a run: the lock, and no half-done transaction.
+        engine.check_ready(root)
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0

@@ -15,6 +15,9 @@ def _state(root, path):
         st = os.lstat(root.join(path, follow=False))
     except FileNotFoundError:
         return {"exists": False}
+    if stat.S_ISDIR(st.st_mode):
+        # Not a file numatune can journal byte for byte: the write fails here.
+        raise IsADirectoryError(21, "Is a directory", root.join(path, follow=False))
     data = root.read_bytes(path)
     if data is None:
         return {"exists": False}
