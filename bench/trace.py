@@ -1,15 +1,18 @@
-"""What a numatune run touched, from `strace -f -e trace=openat,readlink,getdents64`.
+"""What a numatune run touched, from `strace -f -e trace=openat,openat2,readlink,getdents64`.
 
 ``ops(text, prefixes)`` turns a trace into the floor's work list: each path
 under one of ``prefixes`` once, in first-touch order, as R (open and read a
 file), L (list a directory) or K (read a symlink). Opens that failed are kept:
 probing a path that is not there costs the plan a syscall, and the floor
-pays it too.
+pays it too. Under --root numatune opens with openat2(root fd, "relative
+path", RESOLVE_IN_ROOT): the path is the root fd's path joined with it; its
+O_PATH lookups (resolving a path without opening it) are not reads.
 """
 import re
 
-_LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(openat|readlink|getdents64)\((.*)\)\s+=\s+(-?\d+)")
+_LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(openat2|openat|readlink|getdents64)\((.*)\)\s+=\s+(-?\d+)")
 _OPENAT = re.compile(r'^(?:AT_FDCWD|-?\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|0-9]+)')
+_OPENAT2 = re.compile(r'^(-?\d+), "((?:[^"\\]|\\.)*)", \{flags=([A-Z_|0-9]+)')
 _READLINK = re.compile(r'^"((?:[^"\\]|\\.)*)", ')
 _GETDENTS = re.compile(r"^(\d+), ")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
@@ -32,6 +35,11 @@ def _unescape(s):
     return out.decode("utf-8", "surrogateescape")
 
 
+class _Flags:
+    def __init__(self, flags):
+        self.flags = flags
+
+
 def ops(text, prefixes):
     """[(op, path)] of the paths under ``prefixes`` that the traced run touched."""
     prefixes = tuple(p.rstrip("/") + "/" for p in prefixes)
@@ -49,17 +57,25 @@ def ops(text, prefixes):
         if not m:
             continue  # "<unfinished ...>" halves, signals, exit lines
         pid, call, args, result = m.group(1), m.group(2), m.group(3), int(m.group(4))
-        if call == "openat":
-            o = _OPENAT.match(args)
+        if call in ("openat", "openat2"):
+            o = (_OPENAT if call == "openat" else _OPENAT2).match(args)
             if not o:
                 continue
-            path = _unescape(o.group(1))
-            if "O_DIRECTORY" in o.group(2):
+            if call == "openat2":
+                base = fds.get((pid, int(o.group(1))))
+                if base is None or "O_PATH" in o.group(3):
+                    continue
+                rel = _unescape(o.group(2))
+                path, flags = (base.rstrip("/") + "/" + rel) if rel != "." else base, o.group(3)
+            else:
+                path, flags = _unescape(o.group(1)), o.group(2)
+            o = _Flags(flags)
+            if "O_DIRECTORY" in o.flags:
                 if result >= 0:
                     fds[(pid, result)] = path
-                else:
+                elif "O_PATH" not in o.flags:
                     add("L", path)
-            elif not re.search(r"O_WRONLY|O_RDWR|O_CREAT", o.group(2)):
+            elif not re.search(r"O_WRONLY|O_RDWR|O_CREAT|O_PATH", o.flags):
                 add("R", path)
         elif call == "getdents64":
             g = _GETDENTS.match(args)

@@ -6,8 +6,8 @@ import sys
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import UsageError
-from numatune.apply.journal import list_transactions, read_records, Transaction
-from numatune.report.console import Style, facts_text, history_text, plan_text
+from numatune.apply.journal import list_transactions, load
+from numatune.report.console import Style, clean, facts_text, history_text, plan_text
 from numatune.root import Root
 
 
@@ -38,8 +38,12 @@ def cmd_plan(args):
     root, policy = _prepare(args)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(jsonout.dumps(plan.to_json()) + "\n")
+        try:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(jsonout.dumps(plan.to_json()) + "\n")
+        except OSError as e:
+            raise UsageError("cannot write the plan to %s: %s" % (args.out, e.strerror or e),
+                             "give a file path in a directory you can write")
     if args.format == "json":
         _print_json(plan.to_json())
     else:
@@ -74,6 +78,8 @@ def cmd_apply(args):
     if text:
         print(plan_text(shown))
     if not changes:
+        # Nothing to write still means a run: the lock, and no half-done transaction.
+        engine.check_ready(root)
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0
@@ -134,7 +140,7 @@ def _pick_transaction(root, args):
     if args.txid and args.last:
         raise UsageError("give a TXID or --last, not both")
     if args.txid:
-        return Transaction(args.txid, read_records(root, args.txid))
+        return load(root, args.txid)
     if not args.last:
         raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
     candidates = [t for t in txs if t.state not in ("reverted", "rolled back")]
@@ -153,15 +159,18 @@ def cmd_revert(args):
         if tx.state in ("reverted", "rolled back") and not args.force:
             raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
         restored, skipped, failed = revert(root, tx, force=args.force)
+    unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
+               for p in tx.problems]
+    failed = failed + unknown
     if args.format == "json":
         _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
     else:
         for line in restored:
-            print("  undid %s" % line)
+            print("  undid %s" % clean(line))
         for line in skipped:
-            print("  LEFT ALONE %s: changed since by someone else" % line)
+            print("  LEFT ALONE %s: changed since by someone else" % clean(line))
         for line in failed:
-            print("  FAILED %s" % line)
+            print("  FAILED %s" % clean(line))
         print("transaction %s: %d restored, %d left alone, %d failed." % (tx.txid, len(restored), len(skipped),
                                                                        len(failed)))
         if skipped:
@@ -186,22 +195,32 @@ def _failed_undos(tx):
 def cmd_history(args):
     root = _root(args)
     if args.txid:
-        tx = Transaction(args.txid, read_records(root, args.txid))
+        tx = load(root, args.txid)
         if args.format == "json":
-            _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records})
+            _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems})
             return 0
         print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
         for c in tx.changes:
-            print("  %-10s %s: %s -> %s" % (c["scope"], c["target"], c["current"], c["desired"]))
+            print(clean("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), c.get("current"),
+                                                  c.get("desired"))))
         for line in _failed_undos(tx):
-            print(line)
+            print(clean(line))
+        _print_problems(tx.problems)
         return 0
     txs = list_transactions(root)
     if args.format == "json":
-        _print_json([{"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes)} for t in txs])
+        _print_json([{"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
+                      "problems": t.problems} for t in txs])
     else:
         print(history_text(txs))
+        _print_problems([p for t in txs for p in t.problems])
     return 0
+
+
+def _print_problems(problems):
+    # Host-written bytes: shown escaped, never as terminal control sequences.
+    for line in problems:
+        print("  BAD JOURNAL LINE %s (skipped; every record around it was read)" % line)
 
 
 def cmd_facts(args):

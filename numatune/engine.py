@@ -6,7 +6,7 @@ import json
 import os
 
 from numatune import plan as plan_mod
-from numatune.errors import DriftError, RefusedError, UsageError
+from numatune.errors import DriftError, HostError, NumatuneError, RefusedError, UsageError
 from numatune.facts import kernel, once, procs, topology
 from numatune.families.registry import FAMILIES, for_facts, for_host
 from numatune.model import AREAS, Plan, refusals
@@ -33,12 +33,22 @@ def gather(root, data, every=False):
     the values resolved from them."""
     procs.forget(root)
     once.forget(root)
-    facts = {"root": root.path, "host": kernel.read(root), "topology": topology.read(root)}
+    facts = {"root": root.path}
     families = FAMILIES if every else for_host(data, root)
     # Resolve, plan and after-apply run exactly the families read here.
     facts["families"] = [f.name for f in families]
-    for family in families:
-        facts[family.name] = family.read(root, data)
+    readers = [("host", kernel.read), ("topology", topology.read)]
+    readers += [(family.name, lambda r, family=family: family.read(r, data)) for family in families]
+    for name, read in readers:
+        try:
+            facts[name] = read(root)
+        except NumatuneError:
+            raise
+        except (ValueError, RecursionError) as e:
+            # Fact readers parse host files only: a value that is not what the
+            # kernel writes ends the run with one line, not a traceback.
+            raise HostError("cannot read the host's %s facts: %s" % (name, str(e)[:200]),
+                            "a host file is not in the kernel's format; nothing was changed")
     return resolve(data, facts)
 
 
@@ -53,14 +63,25 @@ def require_write_access(root):
                            "run it with sudo, or use --root DIR on a copy")
 
 
+MAX_PLAN_BYTES = 256 << 20  # a giant host's plan is tens of MiB; /dev/zero is endless
+
+
 def load_saved_plan(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            return Plan.from_json(json.load(f))
+        with open(path, "rb") as f:
+            raw = f.read(MAX_PLAN_BYTES + 1)
     except FileNotFoundError:
         raise UsageError("%s: no such plan file" % path, "save one with `numatune plan --out FILE`")
-    except (ValueError, KeyError, TypeError) as e:
-        raise UsageError("%s: not a numatune plan (%s)" % (path, e))
+    except OSError as e:
+        raise UsageError("%s: cannot read the plan: %s" % (path, e.strerror or e))
+    if len(raw) > MAX_PLAN_BYTES:
+        raise UsageError("%s: not a numatune plan (larger than %d MiB)" % (path, MAX_PLAN_BYTES >> 20))
+    try:
+        return Plan.from_json(json.loads(raw.decode("utf-8")))
+    except RecursionError:
+        raise UsageError("%s: not a numatune plan (nested too deeply)" % path)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise UsageError("%s: not a numatune plan (%s)" % (path, str(e)[:200]))
 
 
 def saved_changes(saved, fresh):
@@ -87,6 +108,17 @@ def refuse_blocked(findings, changes):
         more = " (and %d more refusal(s))" % (len(blocked) - 1) if len(blocked) > 1 else ""
         raise RefusedError("refused, nothing written: %s%s" % (finding.message, more),
                            "%s; or leave out %s" % (finding.why or "fix what the finding says", ", ".join(ids)))
+
+
+def check_ready(root):
+    """What every apply does first, even one with nothing to change: take
+    the lock (another run refuses it) and refuse while a transaction is
+    half done."""
+    from numatune.apply.lock import RunLock
+    from numatune.apply.transaction import refuse_if_interrupted
+    require_write_access(root)
+    with RunLock(root):
+        refuse_if_interrupted(root)
 
 
 def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None):

@@ -36,6 +36,11 @@ class RefusedError(NumatuneError, PermissionError):
     """The host refuses the run: not root, or another run holds the lock."""
 
 
+class HostError(NumatuneError, ValueError):
+    """A host file is not in the format the kernel (or its tool) writes:
+    numatune plans nothing from what it cannot read."""
+
+
 class DriftError(NumatuneError):
     """The host changed between the saved plan and the apply."""
 

@@ -3,17 +3,87 @@
 Every path in numatune is written as on the real host ("/proc/cmdline") and
 mapped here, so a snapshot of a server can be planned and applied offline.
 """
+import ctypes
+import errno
 import fnmatch
 import os
 
+from numatune.errors import RefusedError
 
-def _read_all(real):
+# openat2(2) (Linux >= 5.6; RHEL 8's 4.18 lacks it): RESOLVE_IN_ROOT makes the
+# kernel resolve every link and ".." as if the root were "/", race-free.
+_SYS_OPENAT2 = 437          # the same number on every architecture since 5.1
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_IN_ROOT = 0x10
+_MAX_HOPS = 40              # the kernel's own limit on links in one lookup
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+class _Openat2:
+    """The syscall through ctypes, or None once the kernel (or a seccomp
+    filter) says it does not have it."""
+    works = None
+
+    def __init__(self):
+        try:
+            self.libc = ctypes.CDLL(None, use_errno=True)
+            self.libc.syscall.restype = ctypes.c_long
+        except (OSError, AttributeError):
+            _Openat2.works = False
+
+    def __call__(self, dirfd, path, flags, mode=0):
+        how = _OpenHow(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0,
+                       _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS)
+        for _ in range(8):  # EAGAIN: a rename raced the lookup; the kernel asks to retry
+            fd = self.libc.syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dirfd),
+                                   ctypes.c_char_p(os.fsencode(path)), ctypes.byref(how),
+                                   ctypes.c_size_t(ctypes.sizeof(how)))
+            if fd >= 0:
+                _Openat2.works = True
+                return fd
+            err = ctypes.get_errno()
+            if err != errno.EAGAIN:
+                break
+        if err in (errno.ENOSYS, errno.EPERM) and _Openat2.works is None:
+            _Openat2.works = False
+            return None
+        raise OSError(err, os.strerror(err), path)
+
+
+_openat2 = _Openat2()
+
+
+def _lexical_check(path):
+    """A host path whose ".." climbs above "/" (a forged journal line, a
+    policy path) is refused, not clamped: it names nothing on the host."""
+    if not path.startswith("/"):
+        raise ValueError("root paths are absolute: %r" % path)
+    if "/.." not in path:
+        return
+    depth = 0
+    for part in path.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                raise RefusedError("path %r leaves the root" % path,
+                                   "a journal or policy path may not climb above / with '..'")
+        elif part and part != ".":
+            depth += 1
+
+
+def _tmp_path(real):
+    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
+
+
+def _read_all(fd):
     """A whole file in bytes. A giant host has 100,000 small sysfs attributes
     to read, and open() builds a buffered reader (and a decoder, in text
     mode) for each, costing about as much as the I/O itself: raw reads are
     1.6x faster per file (bench/run.py). procfs files (/proc/interrupts)
     come in pieces, so read until the end."""
-    fd = os.open(real, os.O_RDONLY | os.O_CLOEXEC)
     try:
         data = os.read(fd, 65536)
         if not data:
@@ -30,20 +100,143 @@ def _read_all(real):
 
 
 class Root:
+    """Under ``--root`` every path resolves inside the root: a symlink in a
+    copied tree, relative (``../../..``) or absolute, is followed as if the
+    root were ``/`` (openat2 RESOLVE_IN_ROOT, else a component walk whose
+    result has no link left, opened with O_NOFOLLOW). On the live ``/`` the
+    kernel's own links (all of /sys) are followed as they are."""
+
     def __init__(self, path="/"):
         self.path = os.path.abspath(path)
         # Only the real root may run host tools, open sockets or touch a database.
         self.is_live = self.path == "/"
+        self._real = os.path.realpath(self.path)
+        self._fd = None
 
     def __repr__(self):
         return "Root(%r)" % self.path
 
-    def join(self, path):
-        if not path.startswith("/"):
-            raise ValueError("root paths are absolute: %r" % path)
+    def __del__(self):
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def _dirfd(self):
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        return self._fd
+
+    def join(self, path, follow=True):
+        """The real path of host ``path``: inside the root, every link on the
+        way resolved (the last one too unless ``follow`` is False)."""
+        _lexical_check(path)
         if self.is_live:
             return path
-        return self.path + path
+        if not follow:
+            parent, name = path.rstrip("/").rsplit("/", 1) if path.rstrip("/") else ("", "")
+            if name in ("", ".", ".."):
+                return self.join(path)
+            return self.join(parent or "/").rstrip("/") + "/" + name
+        return self.path + self._resolve(path)
+
+    def _resolve(self, path):
+        """Host path of ``path`` with every link resolved inside the root."""
+        if _Openat2.works is not False:
+            try:
+                fd = _openat2(self._dirfd(), path.lstrip("/") or ".", os.O_PATH)
+            except OSError as e:
+                if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                    # Not there (yet): the walk resolves what is, a dangling
+                    # link included (its target, inside the root).
+                    return self._walk(path)
+                if e.errno == errno.ELOOP:
+                    raise
+                return self._walk(path)
+            if fd is not None:
+                try:
+                    real = os.readlink("/proc/self/fd/%d" % fd)
+                except OSError:
+                    real = None
+                finally:
+                    os.close(fd)
+                if real == self._real:
+                    return "/"
+                if real is not None and real.startswith(self._real + "/"):
+                    return real[len(self._real):]
+        return self._walk(path)
+
+    def _walk(self, path, follow=True):
+        """Component by component, each link read and followed inside the
+        root; the result holds no link (but a racing rename: opens add
+        O_NOFOLLOW)."""
+        parts = [p for p in path.split("/") if p]
+        resolved = []
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                continue
+            if part == ".":
+                continue
+            if not parts and not follow:
+                resolved.append(part)
+                break
+            try:
+                candidate = "/" + "/".join(resolved + [part])
+                target = os.readlink(self.join(candidate) if self.is_live else self.path + candidate)
+            except OSError:
+                resolved.append(part)
+                continue
+            hops += 1
+            if hops > _MAX_HOPS:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+            if target.startswith("/"):
+                resolved = []
+            parts = [p for p in target.split("/") if p] + parts
+        return "/" + "/".join(resolved)
+
+    def write_atomic(self, path, data, mode, uid=None, gid=None):
+        """Replace ``path`` with ``data``: temp file, fsync, rename, so a crash
+        leaves the old bytes or the new. The parent resolves inside the root;
+        the name itself is replaced by rename (which never follows a link)."""
+        real = self.join(path, follow=False)
+        tmp = _tmp_path(real)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:  # a short write (a full disk mid-way) loops; ENOSPC raises
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
+        if uid is not None and os.geteuid() == 0:
+            os.chown(tmp, uid, gid)
+        os.rename(tmp, real)
+        fd = os.open(os.path.dirname(real), os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def remove_tmp(self, path):
+        """The temp file of a write_atomic a crash cut short."""
+        try:
+            os.unlink(_tmp_path(self.join(path, follow=False)))
+        except FileNotFoundError:
+            pass
+
+    def open(self, path, flags, mode=0o666):
+        """os.open of host ``path``, confined to the root."""
+        if self.is_live:
+            return os.open(self.join(path), flags | os.O_CLOEXEC, mode)
+        _lexical_check(path)
+        if _Openat2.works is not False:
+            fd = _openat2(self._dirfd(), path.lstrip("/") or ".", flags, mode)
+            if fd is not None:
+                return fd
+        return os.open(self.path + self._walk(path), flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
 
     def rel(self, real_path):
         """The host path of a real filesystem path inside this root."""
@@ -53,7 +246,7 @@ class Root:
 
     def read_text(self, path, default=None):
         try:
-            text = _read_all(self.join(path)).decode("utf-8", "surrogateescape")
+            text = _read_all(self.open(path, os.O_RDONLY)).decode("utf-8", "surrogateescape")
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
         except OSError:
@@ -71,55 +264,46 @@ class Root:
 
     def read_bytes(self, path, default=None):
         try:
-            return _read_all(self.join(path))
+            return _read_all(self.open(path, os.O_RDONLY))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
 
     def exists(self, path):
-        return os.path.exists(self.join(path))
+        try:
+            return os.path.exists(self.join(path))
+        except OSError:
+            return False
 
     def isdir(self, path):
-        return os.path.isdir(self.join(path))
+        try:
+            return os.path.isdir(self.join(path))
+        except OSError:
+            return False
 
     def islink(self, path):
-        return os.path.islink(self.join(path))
+        try:
+            return os.path.islink(self.join(path, follow=False))
+        except OSError:
+            return False
 
     def readlink(self, path, default=None):
         try:
-            return os.readlink(self.join(path))
+            return os.readlink(self.join(path, follow=False))
         except OSError:
             return default
 
     def realpath(self, path):
         """Resolve symlinks inside the root (absolute links stay inside it)."""
-        parts = [p for p in path.split("/") if p]
-        resolved = []
-        hops = 0
-        while parts:
-            part = parts.pop(0)
-            if part == "..":
-                if resolved:
-                    resolved.pop()
-                continue
-            if part == ".":
-                continue
-            candidate = "/" + "/".join(resolved + [part])
-            target = self.readlink(candidate)
-            if target is None:
-                resolved.append(part)
-                continue
-            hops += 1
-            if hops > 40:
-                return candidate
-            if target.startswith("/"):
-                resolved = []
-            parts = [p for p in target.split("/") if p] + parts
-        return "/" + "/".join(resolved)
+        _lexical_check(path)
+        try:
+            return self._walk(path)
+        except OSError:
+            return path  # a link loop: the path as given, which reads as missing
 
     def listdir(self, path):
         try:
             return sorted(os.listdir(self.join(path)))
-        except OSError:
+        except (OSError, ValueError):
             return []
 
     def glob(self, directory, pattern):

@@ -59,11 +59,14 @@ def walk(root):
 
 
 def _collect(root, path, descend, keep, depth):
-    real = root.join(path)
-    if os.path.islink(real) and not os.path.isdir(real):
+    try:
+        real = root.join(path)
+    except OSError:
+        return [path] if root.islink(path) else []  # a link loop: kept as the link it is
+    if root.islink(path) and not os.path.isdir(real):
         return [path]
     if os.path.isdir(real):
-        if not descend or depth > MAX_DEPTH or os.path.islink(real):
+        if not descend or depth > MAX_DEPTH or root.islink(path):
             return []
         found = []
         keep_all = path.startswith(KEEP_ALL)
@@ -126,18 +129,18 @@ def capture(root, out_path):
             tar.addfile(info, io.BytesIO(data))
             count += 1
         for path in paths:
-            real = root.join(path)
             info = tarfile.TarInfo(path.lstrip("/"))
             info.mtime = now
             # procfs links (/proc/mounts -> self/mounts) would dangle in a
             # copy: keep what they show. Other links (sysctl.d) stay links.
-            if os.path.islink(real) and not path.startswith("/proc/"):
+            if root.islink(path) and not path.startswith("/proc/"):
                 info.type = tarfile.SYMTYPE
-                info.linkname = os.readlink(real)
+                info.linkname = root.readlink(path)
                 tar.addfile(info)
                 count += 1
                 continue
             try:
+                real = root.join(path)
                 with open(real, "rb") as f:
                     data = f.read()
             except OSError:

@@ -141,7 +141,7 @@ class LiveCopy(Root):
         super().__init__(path)
         self.is_live = True
 
-    def join(self, path):
+    def join(self, path, follow=True):
         return self.path + path
 
     def rel(self, real_path):

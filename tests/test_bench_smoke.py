@@ -104,7 +104,8 @@ def test_traced_plan_replays_as_the_floor(host, tmp_path):
     root, _ = host
     env = dict(os.environ, PYTHONPATH=str(REPO))
     log = tmp_path / "plan.strace"
-    subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e", "trace=openat,readlink,getdents64", "-o", str(log),
+    subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e", "trace=openat,openat2,readlink,getdents64",
+                    "-o", str(log),
                     sys.executable, "-m", "numatune", "plan", "--root", str(root)],
                    check=True, env=env, cwd=str(REPO), stdout=subprocess.DEVNULL)
     items = trace.ops(log.read_text(errors="surrogateescape"), [str(root)])

@@ -11,13 +11,16 @@ from numatune.families.registry import EDITORS
 
 
 def _state(root, path):
-    real = root.join(path)
     try:
-        st = os.lstat(real)
+        st = os.lstat(root.join(path, follow=False))
     except FileNotFoundError:
         return {"exists": False}
-    with open(real, "rb") as f:
-        data = f.read()
+    if stat.S_ISDIR(st.st_mode):
+        # Not a file numatune can journal byte for byte: the write fails here.
+        raise IsADirectoryError(21, "Is a directory", root.join(path, follow=False))
+    data = root.read_bytes(path)
+    if data is None:
+        return {"exists": False}
     return {"exists": True, "mode": stat.S_IMODE(st.st_mode), "uid": st.st_uid, "gid": st.st_gid,
             "sha256": hashlib.sha256(data).hexdigest(), "data": base64.b64encode(data).decode()}
 
@@ -55,51 +58,24 @@ def capture(root, write):
             "created_dirs": list(reversed(missing)), "unchanged": old == new}
 
 
-def _tmp_path(real):
-    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
-
-
 def cleanup(root, op):
     """Remove the temp file a run killed between write and rename left behind."""
-    try:
-        os.unlink(_tmp_path(root.join(op["path"])))
-    except FileNotFoundError:
-        pass
+    root.remove_tmp(op["path"])
 
 
 def _atomic_write(root, path, data, mode, uid, gid):
-    real = root.join(path)
-    tmp = _tmp_path(real)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, mode)
-    if uid is not None and (os.geteuid() == 0):
-        os.chown(tmp, uid, gid)
-    os.rename(tmp, real)
-    _fsync_dir(os.path.dirname(real))
-
-
-def _fsync_dir(directory):
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    root.write_atomic(path, data, mode, uid, gid)
 
 
 def perform(root, op):
     for d in op["created_dirs"]:
         if not root.isdir(d):
-            os.mkdir(root.join(d), 0o755)
+            os.mkdir(root.join(d, follow=False), 0o755)
     after = op["after"]
     before = op["before"]
     if not after["exists"]:
-        if root.exists(op["path"]):
-            os.unlink(root.join(op["path"]))
+        if root.exists(op["path"]) or root.islink(op["path"]):
+            os.unlink(root.join(op["path"], follow=False))
         return
     mode = before.get("mode", 0o644)
     _atomic_write(root, op["path"], base64.b64decode(after["data"]), mode,
@@ -123,11 +99,11 @@ def restore(root, op):
     if before["exists"]:
         _atomic_write(root, op["path"], base64.b64decode(before["data"]), before["mode"],
                       before["uid"], before["gid"])
-    elif root.exists(op["path"]):
-        os.unlink(root.join(op["path"]))
+    elif root.exists(op["path"]) or root.islink(op["path"]):
+        os.unlink(root.join(op["path"], follow=False))
     for d in reversed(op.get("created_dirs", [])):
         try:
-            os.rmdir(root.join(d))
+            os.rmdir(root.join(d, follow=False))
         except OSError:
             pass  # not empty: something else lives there now
 

@@ -8,11 +8,23 @@ Records, in order:
   done       seq                                                  the write returned
   commit                                                          apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
+  undoing    seq                                                  fsynced, then the restore
   undone     seq (or skipped with a reason)
   failed     seq, error, what (an undo that raised; the others still ran)
   undo-end   reason
+
+Space (a full disk must never leave a half-applied host): ``start`` reserves
+the run's estimated journal up front (fallocate KEEP_SIZE: allocated past the
+end, so O_APPEND writes land in it without asking the filesystem again) or
+refuses the run with nothing written. Every ``intent`` also holds room for
+its own undo records, so a rollback, and a later revert of the same
+transaction, never need new space. A record is written whole (short writes
+looped) and fsynced, or cut off again: no torn record announces a write.
+Readers skip a bad line, say which (file:line), and keep every record around it.
 """
+import ctypes
 import datetime
+import errno
 import json
 import os
 import re
@@ -22,10 +34,37 @@ from numatune.errors import RefusedError, UsageError
 STATE_DIR = "/var/lib/numatune"
 JOURNAL_DIR = STATE_DIR + "/journal"
 
+UNDO_RECORDS = ("undo-begin", "undoing", "undone", "skipped", "failed", "undo-end")
+UNDO_ROOM = 1024       # per intent: its "undoing" + "undone"/"failed" (texts capped at TEXT_CAP)
+FRAME_ROOM = 1024      # per undo pass: "undo-begin" + "undo-end"
+DONE_ROOM = 256        # the "done" after a write (with a value's "after")
+TEXT_CAP = 300
+_FALLOC_FL_KEEP_SIZE = 0x01
+# Fields a record must have to be understood; seq is an int everywhere.
+REQUIRED = {"intent": ("seq", "op"), "done": ("seq",), "undoing": ("seq",), "undone": ("seq",),
+            "skipped": ("seq",), "failed": ("seq",)}
+
 
 def new_txid():
     now = datetime.datetime.now()
     return now.strftime("%Y%m%dT%H%M%S") + "-%06d" % now.microsecond + "-%d" % os.getpid()
+
+
+def _fallocate(fd, offset, length):
+    """Allocate [offset, offset+length) past the end without growing the
+    file. False where the filesystem cannot (then only the checks remain)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ret = libc.fallocate(ctypes.c_int(fd), ctypes.c_int(_FALLOC_FL_KEEP_SIZE), ctypes.c_int64(offset),
+                             ctypes.c_int64(length))
+    except (OSError, AttributeError):
+        return False
+    if ret == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+        return False
+    raise OSError(err, os.strerror(err))
 
 
 class Journal:
@@ -34,15 +73,23 @@ class Journal:
         self.txid = txid
         self.path = root.join("%s/%s.jsonl" % (JOURNAL_DIR, txid))
         self._fd = None
+        self._size = 0      # bytes written (the file's length)
+        self._end = 0       # bytes allocated (reserved past the length)
+        self._held = 0      # reserved bytes promised to undo records
 
     def open(self):
         directory = os.path.dirname(self.path)
         try:
             os.makedirs(directory, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         except PermissionError:
             raise RefusedError("cannot write the journal %s: permission denied" % self.path,
                                "run as root, or use --root on a tree you own")
+        st = os.fstat(self._fd)
+        self._size = st.st_size
+        # A journal reopened by revert still has the room its apply reserved.
+        self._end = max(st.st_size, st.st_blocks * 512)
+        self._held = self._end - self._size
         fd = os.open(directory, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -50,24 +97,99 @@ class Journal:
             os.close(fd)
         return self
 
+    def start(self, record, estimate):
+        """Open, reserve ``estimate`` bytes for the run and write its
+        "begin", or refuse (exit 2) leaving no journal behind."""
+        self.open()
+        try:
+            self._reserve(len(json.dumps(record)) + estimate + FRAME_ROOM)
+            self.append(record)
+        except OSError as e:
+            self.close()
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            raise RefusedError("no room for the journal in %s (about %d KiB needed): %s"
+                               % (os.path.dirname(self.path), (estimate + FRAME_ROOM) // 1024 + 1,
+                                  e.strerror or e),
+                               "free space there and apply again; nothing was changed")
+        self._held = FRAME_ROOM
+        return self
+
+    def _reserve(self, need):
+        """Make sure ``need`` bytes past the end are allocated, or raise ENOSPC."""
+        if self._end - self._size >= need:
+            return
+        if _fallocate(self._fd, self._size, need):
+            self._end = self._size + need
+
     def append(self, record):
+        """Write one record whole and fsync it. A record that does not fit
+        raises before anything is written; undo records use the room their
+        intent held and never ask for more."""
         if self._fd is None:
             self.open()
-        os.write(self._fd, (json.dumps(record, sort_keys=True) + "\n").encode())
-        os.fsync(self._fd)
+        data = (json.dumps(record, sort_keys=True) + "\n").encode()
+        kind = record.get("t")
+        undo = kind in UNDO_RECORDS
+        extra = UNDO_ROOM + DONE_ROOM if kind == "intent" else 0
+        if not undo:
+            self._reserve(len(data) + self._held + extra)
+        start = self._size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            os.fsync(self._fd)
+        except OSError:
+            # Cut a torn record off again: what it announced does not happen.
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise
+        self._size += len(data)
+        self._end = max(self._end, self._size)
+        if undo:
+            self._held = max(0, self._held - len(data))
+        else:
+            self._held += extra - (DONE_ROOM if kind == "intent" else 0)
 
     def append_many(self, records, sync=True):
         """Several records in one write and, with ``sync``, one fsync (group
-        commit: a batch of intents; its results are synced with the next)."""
+        commit: a batch of intents; its results are synced with the next).
+        The same rules as ``append``: room is reserved first (intents hold
+        their undo room), a batch that cannot be written whole is cut off
+        again, and undo records use held room only."""
         if not records:
             return
         if self._fd is None:
             self.open()
-        data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records).encode()
-        while data:
-            data = data[os.write(self._fd, data):]
-        if sync:
-            os.fsync(self._fd)
+        chunks = [(json.dumps(r, sort_keys=True) + "\n").encode() for r in records]
+        data = b"".join(chunks)
+        kinds = [r.get("t") for r in records]
+        intents = kinds.count("intent")
+        undo_bytes = sum(len(c) for c, k in zip(chunks, kinds) if k in UNDO_RECORDS)
+        extra = intents * (UNDO_ROOM + DONE_ROOM)
+        if undo_bytes < len(data):
+            self._reserve(len(data) - undo_bytes + self._held + extra)
+        start = self._size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            if sync:
+                os.fsync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+            raise
+        self._size += len(data)
+        self._end = max(self._end, self._size)
+        self._held = max(0, self._held - undo_bytes) + intents * UNDO_ROOM
 
     def close(self):
         if self._fd is not None:
@@ -75,30 +197,80 @@ class Journal:
             self._fd = None
 
 
-def read_records(root, txid):
+def _bad(record):
+    """Why a parsed line is not a record numatune can use, or None."""
+    if not isinstance(record, dict):
+        return "not a record (a JSON %s)" % type(record).__name__
+    kind = record.get("t")
+    if not isinstance(kind, str):
+        return "no record type"
+    for field in REQUIRED.get(kind, ()):
+        if field not in record:
+            return "%s record without %r" % (kind, field)
+    if "seq" in REQUIRED.get(kind, ()) and (not isinstance(record["seq"], int) or isinstance(record["seq"], bool)):
+        return "%s record with a seq that is not a number" % kind
+    if kind == "intent" and not (isinstance(record["op"], dict) and isinstance(record["op"].get("kind"), str)
+                                 and isinstance(record["op"].get("path", ""), str)):
+        return "intent record with an unusable op"
+    return None
+
+
+def parse_journal(data, name):
+    """(records, problems) of a journal's bytes; each problem "name:line: why".
+    A bad line costs only itself."""
+    records, problems = [], []
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip(b"\x00 \t\r"):
+            continue  # blank, or zeros a crash left in reserved room
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            torn = number == len(lines)
+            problems.append("%s:%d: %s" % (name, number, "torn last record (a crash mid-append; the write it "
+                                           "announced never started)" if torn else "not a JSON record"))
+            continue
+        why = _bad(record)
+        if why:
+            problems.append("%s:%d: %s" % (name, number, why))
+            continue
+        records.append(record)
+    return records, problems
+
+
+def _read(root, txid):
+    if not re.match(r"^[0-9T-]+$", txid or ""):
+        raise UsageError("%r is not a transaction id" % txid, "see `numatune history`")
     path = root.join("%s/%s.jsonl" % (JOURNAL_DIR, txid))
-    records = []
     try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                try:
-                    records.append(json.loads(line))
-                except ValueError:
-                    # A torn last line from a crash mid-append: the write it
-                    # would have announced never started.
-                    break
-    except FileNotFoundError:
+        with open(path, "rb") as f:
+            data = f.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise UsageError("no transaction %s in %s" % (txid, root.join(JOURNAL_DIR)),
                          "see `numatune history`")
-    return records
+    except PermissionError:
+        raise RefusedError("cannot read the journal %s: permission denied" % path, "run as root")
+    return parse_journal(data, root.rel(path))
+
+
+def read_records(root, txid):
+    return _read(root, txid)[0]
+
+
+def load(root, txid):
+    """The Transaction a journal records, with its unreadable lines."""
+    records, problems = _read(root, txid)
+    return Transaction(txid, records, problems)
 
 
 class Transaction:
     """What a journal says happened."""
 
-    def __init__(self, txid, records):
+    def __init__(self, txid, records, problems=()):
         self.txid = txid
         self.records = records
+        self.problems = list(problems)
+        self.undoing = set()
         begin = records[0] if records and records[0].get("t") == "begin" else {}
         self.begin = begin
         self.ops = {}
@@ -117,11 +289,15 @@ class Transaction:
                 self.done.add(r["seq"])
                 if "after" in r:
                     self.done_after[r["seq"]] = r["after"]
+            elif t == "undoing":
+                self.undoing.add(r["seq"])
             elif t == "undone":
                 self.undone.add(r["seq"])
                 self.skipped.discard(r["seq"])
+                self.undoing.discard(r["seq"])
             elif t in ("skipped", "failed"):
                 self.skipped.add(r["seq"])
+                self.undoing.discard(r["seq"])
             elif t == "commit":
                 self.committed = True
             elif t == "undo-begin":
@@ -147,11 +323,12 @@ class Transaction:
 
     @property
     def time(self):
-        return self.begin.get("time", "")
+        return str(self.begin.get("time", ""))
 
     @property
     def changes(self):
-        return self.begin.get("changes", [])
+        changes = self.begin.get("changes")
+        return [c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else []
 
     def pending_undo(self):
         """Intents not yet undone, newest first."""
@@ -162,6 +339,7 @@ def list_transactions(root):
     names = [n[:-6] for n in root.listdir(JOURNAL_DIR) if n.endswith(".jsonl")]
     out = []
     for txid in sorted(names):
-        if re.match(r"^[0-9T-]+$", txid):
-            out.append(Transaction(txid, read_records(root, txid)))
+        # Not a file (a directory of that name): no journal, nothing to read.
+        if re.match(r"^[0-9T-]+$", txid) and not root.isdir("%s/%s.jsonl" % (JOURNAL_DIR, txid)):
+            out.append(load(root, txid))
     return out

@@ -31,8 +31,11 @@ class RunLock:
             self.fd = None
             raise RefusedError("another numatune run (pid %s) holds %s" % (holder, self.path),
                                "wait for it to finish; nothing was changed")
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, ("%d\n" % os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, ("%d\n" % os.getpid()).encode(), 0)
+        except OSError:
+            pass  # the pid is only for the next run's message; a full disk must not stop a revert
         return self
 
     def __exit__(self, *exc):

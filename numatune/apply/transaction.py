@@ -10,7 +10,7 @@ import datetime
 
 from numatune.apply import kinds as appliers
 from numatune.errors import ApplyError, NumatuneError, RefusedError
-from numatune.apply.journal import Journal, list_transactions, new_txid
+from numatune.apply.journal import TEXT_CAP, Journal, list_transactions, new_txid
 
 
 class VerifyError(Exception):
@@ -34,10 +34,10 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     ``txid`` is given when something must know it before the first write
     (the confirm-window watchdog)."""
     txid = txid or new_txid()
-    journal = Journal(root, txid).open()
-    journal.append({"t": "begin", "txid": txid, "time": _now(), "command": command,
-                    "root": root.path, "policy": policy or {},
-                    "changes": [c.to_json() for c in changes]})
+    journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
+                                         "root": root.path, "policy": policy or {},
+                                         "changes": [c.to_json() for c in changes]},
+                                        _journal_estimate(root, changes))
     writer = _GroupCommit(root, journal, on_write)
     try:
         for change in changes:
@@ -154,6 +154,22 @@ class _GroupCommit:
         self.journal.append_many(results, sync=False)
 
 
+def _journal_estimate(root, changes):
+    """Bytes the run's journal will need: each write's records and undo
+    room, and a file's old and new bytes in base64 (about 2.7 times its size)."""
+    total = 0
+    for change in changes:
+        for write in change.writes:
+            total += 2048
+            if write.kind in ("file", "command"):
+                for path in [write.path] + list(getattr(write, "files", None) or []):
+                    try:
+                        total += 3 * len(root.read_bytes(path) or b"") + 1024
+                    except (OSError, ValueError):
+                        total += 4096
+    return total
+
+
 def _one_line(text):
     # The CLI prints one line per error; ORA- errors and tool output come in several.
     return " / ".join(line.strip() for line in str(text).splitlines() if line.strip())
@@ -206,8 +222,11 @@ class _Records:
             self.error = self.error or e
 
 
-def _undo_one(root, op, seq, force, interrupted):
-    """Put one op's "before" back; says "already", "skipped" or "restored"."""
+def _undo_one(root, op, seq, force, interrupted, record):
+    """Put one op's "before" back; says "already", "skipped" or "restored".
+    "undoing" is journaled (synced) first: a revert killed mid-restore (a
+    file left empty) is then known as its own half-done undo and finished,
+    not taken for someone else's change."""
     kind = appliers.for_op(op)
     if hasattr(kind, "cleanup"):
         kind.cleanup(root, op)
@@ -218,6 +237,7 @@ def _undo_one(root, op, seq, force, interrupted):
     # is safe because "before" is what was there when it was announced.
     if not (holds_after or force or seq in interrupted):
         return "skipped"
+    record({"t": "undoing", "seq": seq})
     kind.restore(root, op)
     return "restored"
 
@@ -231,22 +251,23 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
     would leave the older writes in place. A KeyboardInterrupt or SystemExit
     is recorded the same way and raised only once every op was tried."""
     record = _Records(journal)
-    # undo-begin and undo-end are synced; each op's record between them is not
-    # (one fsync per undo made revert cost as much as the writes): lost in a
-    # crash, the revert is "interrupted" and the next one finds that op already
-    # as before.
+    # undo-begin, undo-end and each "undoing" (before its restore) are synced;
+    # the outcome records are not: lost in a crash, the revert is
+    # "interrupted" and the next one finds that op already as before.
     record({"t": "undo-begin", "reason": reason, "time": _now()})
     restored, skipped, failed = [], [], []
     held = None
     for seq, op in seq_ops:
         try:
-            outcome = _undo_one(root, op, seq, force, interrupted)
+            outcome = _undo_one(root, op, seq, force, interrupted, record)
         except BaseException as e:  # noqa: B902 -- see the docstring
             if not isinstance(e, Exception) and held is None:
                 held = e
             what = _describe(op)
             failed.append("%s (%s)" % (what, _reason(e)))
-            record({"t": "failed", "seq": seq, "error": _error_text(e), "what": what}, sync=False)
+            # Capped: the room each intent holds for its undo records is fixed.
+            record({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP], "what": what[:TEXT_CAP]},
+                   sync=False)
             continue
         if outcome == "already":
             record({"t": "undone", "seq": seq, "note": "already as before"}, sync=False)
@@ -278,7 +299,8 @@ def _undo(root, journal, seq_ops, reason, force=False, interrupted=()):
 def revert(root, tx, force=False):
     """Undo a transaction (or finish undoing an interrupted one)."""
     pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
-    interrupted = {s for s, _ in pending if s not in tx.done}
+    # Not confirmed done, or an undo of ours that a crash cut short.
+    interrupted = {s for s, _ in pending if s not in tx.done or s in tx.undoing}
     for seq, op in pending:
         after = tx.done_after.get(seq)
         if after is not None:

@@ -46,8 +46,11 @@ def _write(root, path, value):
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd = os.open(root.join(path), os.O_WRONLY | os.O_TRUNC)
+    fd = root.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
+        # One write: sysfs takes a value in one call. A copied tree killed
+        # here holds an empty file; the journal's "intent"/"undoing" tells
+        # the next revert it was ours and to finish it.
         os.write(fd, data)
     finally:
         os.close(fd)

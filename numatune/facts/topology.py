@@ -6,7 +6,8 @@ nothing here assumes ids are 0..n-1.
 """
 import re
 
-from numatune.facts.cpulist import parse_cpulist, parse_cpumask
+from numatune.errors import HostError
+from numatune.facts.cpulist import CpulistError, parse_cpulist, parse_cpumask
 from numatune.facts.once import read_once
 
 NODE_DIR = "/sys/devices/system/node"
@@ -19,14 +20,26 @@ def parse_meminfo(text):
     out = {}
     for line in (text or "").splitlines():
         # node files prefix "Node 0 "; values may carry a "kB" unit.
-        m = re.match(r"^(?:Node\s+\d+\s+)?([A-Za-z0-9_()]+):\s+(\d+)", line)
+        m = re.match(r"^(?:Node\s+\d+\s+)?([A-Za-z0-9_()]+):\s+(\d{1,18})\b", line)
         if m:
             out[m.group(1)] = int(m.group(2))
     return out
 
 
 def parse_distance(text):
-    return [int(x) for x in (text or "").split()]
+    words = (text or "").split()
+    if not all(w.isdigit() and len(w) < 6 for w in words):
+        raise ValueError("%r is not a list of distances" % (text if len(text) < 60 else text[:57] + "..."))
+    return [int(x) for x in words]
+
+
+def _parsed(parse, root, path, text):
+    """``parse(text)``, or a one-line HostError naming the file."""
+    try:
+        return parse(text)
+    except (CpulistError, ValueError) as e:
+        raise HostError("%s: %s" % (path, e),
+                        "the file is not in the kernel's format; numatune plans nothing from it")
 
 
 def hugepage_size_kb(dirname):
@@ -44,7 +57,7 @@ def read_pools(root, directory):
         pool = {}
         for field in ("nr", "free", "surplus"):
             value = root.read_value("%s/%s/%s_hugepages" % (directory, name, field))
-            if value is not None and value.isdigit():
+            if value is not None and re.fullmatch(r"\d{1,18}", value):
                 pool[field] = int(value)
         pools[str(size)] = pool
     return pools
@@ -66,22 +79,23 @@ def read_nodes(root):
         base = "%s/node%d" % (NODE_DIR, nid)
         cpulist = root.read_value(base + "/cpulist")
         if cpulist is not None:
-            cpus = parse_cpulist(cpulist)
+            cpus = _parsed(parse_cpulist, root, base + "/cpulist", cpulist)
         else:
             # Old kernels and trimmed captures only have the hex mask.
-            cpus = parse_cpumask(root.read_value(base + "/cpumap", ""))
+            cpus = _parsed(parse_cpumask, root, base + "/cpumap", root.read_value(base + "/cpumap", ""))
         meminfo = parse_meminfo(root.read_text(base + "/meminfo"))
-        distance = parse_distance(root.read_value(base + "/distance"))
+        distance = _parsed(parse_distance, root, base + "/distance", root.read_value(base + "/distance", ""))
         nodes[str(nid)] = {
             "cpus": cpus,
             "mem_total_kb": meminfo.get("MemTotal"),
             "mem_free_kb": meminfo.get("MemFree"),
             "hugepages_total": meminfo.get("HugePages_Total"),
+            "hugepages_free": meminfo.get("HugePages_Free"),
             "distance_raw": distance,
             "hugepages": read_pools(root, base + "/hugepages"),
         }
     # The kernel prints distances in the order of online (or possible) node ids.
-    order = parse_cpulist(root.read_value(NODE_DIR + "/online", "")) or ids
+    order = _parsed(parse_cpulist, root, NODE_DIR + "/online", root.read_value(NODE_DIR + "/online", "")) or ids
     for nid, node in nodes.items():
         raw = node.pop("distance_raw")
         peers = order if len(order) == len(raw) else ids
@@ -92,7 +106,7 @@ def read_nodes(root):
 def nodes_with_memory(root, nodes):
     listed = root.read_value(NODE_DIR + "/has_memory")
     if listed is not None:
-        return [str(n) for n in parse_cpulist(listed)]
+        return [str(n) for n in _parsed(parse_cpulist, root, NODE_DIR + "/has_memory", listed)]
     return [nid for nid, n in nodes.items() if (n.get("mem_total_kb") or 0) > 0]
 
 
@@ -112,13 +126,14 @@ def _read_cpus(root):
         entry = {}
         for field in ("physical_package_id", "core_id", "die_id"):
             value = root.read_value("%s/%s" % (base, field))
-            if value is not None and re.match(r"^-?\d+$", value):
+            if value is not None and re.fullmatch(r"-?\d{1,9}", value):
                 entry[field] = int(value)
         siblings = root.read_value(base + "/thread_siblings_list")
         if siblings is not None:
-            entry["threads"] = parse_cpulist(siblings)
+            entry["threads"] = _parsed(parse_cpulist, root, base + "/thread_siblings_list", siblings)
         cpus[m.group(1)] = entry
-    online = parse_cpulist(online_text) if online_text else sorted(int(c) for c in cpus)
+    online = (_parsed(parse_cpulist, root, CPU_DIR + "/online", online_text) if online_text
+              else sorted(int(c) for c in cpus))
     return cpus, online
 
 

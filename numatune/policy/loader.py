@@ -71,6 +71,8 @@ def parse_file(path):
         raise PolicyError("%s: not UTF-8 text (byte %d)" % (path, e.start), "TOML files must be UTF-8")
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise PolicyError("%s: invalid TOML: nested too deeply" % path)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)

@@ -18,6 +18,21 @@ class SchemaError(Exception):
         self.hint = hint
 
 
+# C0 controls but tab, DEL and C1: a NUL would reach a sysfs file, a newline
+# would add a line to a config file, an ESC could repaint what the reviewer
+# reads in the plan. No policy value needs one.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def control_problem(text):
+    m = _CONTROL.search(text)
+    if m and m.group() in "\n\r":
+        return "must be one line"
+    if m:
+        return "holds the control character %r at offset %d" % (m.group(), m.start())
+    return None
+
+
 def _type_name(types):
     names = {bool: "a boolean", int: "an integer", str: "a string", float: "a number",
              list: "an array", dict: "a table"}
@@ -51,7 +66,11 @@ class Scalar:
                 raise SchemaError(key, "%s = %r is below the minimum %r" % (key, value, self.minimum))
             if self.maximum is not None and value > self.maximum:
                 raise SchemaError(key, "%s = %r is above the maximum %r" % (key, value, self.maximum))
-        if self.pattern is not None and isinstance(value, str) and not self.pattern.match(value):
+        if isinstance(value, str) and control_problem(value):
+            raise SchemaError(key, "%s = %r: %s" % (key, value, control_problem(value)),
+                              "write it without control characters (newline, NUL, escape sequences)")
+        # fullmatch: "$" also matches before a final newline ("foo=bar\n").
+        if self.pattern is not None and isinstance(value, str) and not self.pattern.fullmatch(value):
             raise SchemaError(key, "%s = %r is not a valid value" % (key, value), self.doc or None)
         if self.check is not None:
             problem = self.check(value)
@@ -86,11 +105,14 @@ class Table:
         if not isinstance(value, dict):
             raise SchemaError(key, "%s must be a table, not %r" % (key or "policy", value))
         for name, sub in value.items():
+            if control_problem(name):
+                raise SchemaError(key or name, "a key in [%s] %s" % (key or "root", control_problem(name)),
+                                  parts=parts)
             sub_key = "%s.%s" % (key, name) if key else name
             sub_parts = parts + (name,)
             spec = self.fields.get(name)
             if spec is None and self.extra is not None:
-                if self.extra_key is not None and not self.extra_key.match(name):
+                if self.extra_key is not None and not self.extra_key.fullmatch(name):
                     raise SchemaError(sub_key, "%r is not a valid key in [%s]" % (name, key),
                                       self.extra_doc or None, parts=sub_parts)
                 spec = self.extra
@@ -139,3 +161,15 @@ class Either:
 
 
 WHY = Scalar(str, doc="why this rule exists; shown in the plan")
+
+
+def path_problem(value):
+    # Host paths are read under --root: a ".." component would step out of it.
+    if ".." in value.split("/"):
+        return "a path with '..' in it could leave the root; give it without '..'"
+    return None
+
+
+def abs_path(doc="an absolute path"):
+    """An absolute host path without '..' components."""
+    return Scalar(str, pattern=r"/.*", check=path_problem, doc=doc)

@@ -24,6 +24,17 @@ class Style:
 
 
 _ODD_SPACE = re.compile(r"[\t\n\r\x0b\x0c]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def clean(text):
+    """Host bytes and journal fields as visible escapes (\\x1b, \\n): an
+    escape sequence in a sysfs file, a cmdline or a forged journal must not
+    repaint or hide what the reviewer reads."""
+    text = str(text)
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
 
 
 def _wrap(text, indent):
@@ -37,7 +48,7 @@ def _value(v):
         return "(unset)"
     if v == "":
         return '""'
-    return v
+    return clean(v)
 
 
 def plan_text(plan, style=None, header=True):
@@ -66,18 +77,18 @@ def plan_text(plan, style=None, header=True):
             if len(c.target) > 66:
                 # Long paths get their own line so the value line stays readable at 80 columns.
                 out.append("  %s" % s(c.scope, c.scope))
-                out.append(_wrap(c.target, "      "))
+                out.append(_wrap(clean(c.target), "      "))
             else:
-                out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), c.target))
+                out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), clean(c.target)))
             out.append("      %s -> %s%s" % (_value(c.current), s("bold", _value(c.desired)),
                                              ("   [" + ", ".join(flags) + "]") if flags else ""))
             if c.why:
-                out.append(s("dim", _wrap("why: " + c.why, "      ")))
+                out.append(s("dim", _wrap("why: " + clean(c.why), "      ")))
         out.append("")
     if plan.findings:
         out.append(s("bold", "findings (%d)" % len(plan.findings)))
         for f in plan.findings:
-            out.append(_wrap("%s %s" % (s(f.severity, "%-8s" % f.severity.upper()), f.message), "  ")
+            out.append(_wrap("%s %s" % (s(f.severity, "%-8s" % f.severity.upper()), clean(f.message)), "  ")
                        if not s.on else "  %s %s" % (s(f.severity, "%-8s" % f.severity.upper()), f.message))
             if f.why:
                 out.append(s("dim", _wrap("hint: " + f.why, "           ")))

@@ -3,7 +3,7 @@ attention with its current and desired value, then what is compliant."""
 import io
 import textwrap
 
-from numatune.report.console import Style
+from numatune.report.console import Style, clean
 
 LABEL = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
 
@@ -31,16 +31,16 @@ def render(report, plain=False):
         out.append("")
     for r in attention:
         label = "WAIVED" if r.state == "waived" else LABEL[r.severity]
-        out.append("%s %s" % (s(r.severity, "%-9s" % label), r.id))
-        out.append(textwrap.fill(r.message, 79, initial_indent=" " * 10, subsequent_indent=" " * 12))
+        out.append("%s %s" % (s(r.severity, "%-9s" % label), clean(r.id)))
+        out.append(textwrap.fill(clean(r.message), 79, initial_indent=" " * 10, subsequent_indent=" " * 12))
         if r.why and r.state != "waived":
-            out.append(s("dim", textwrap.fill("why: " + r.why, 79, initial_indent=" " * 10,
+            out.append(s("dim", textwrap.fill("why: " + clean(r.why), 79, initial_indent=" " * 10,
                                               subsequent_indent=" " * 15)))
     compliant = [r for r in report.results if r.state == "compliant"]
     if compliant:
         out.append("")
         out.append(s("bold", "compliant (%d)" % len(compliant)))
-        out.extend("  ok  %s" % r.message for r in compliant)
+        out.extend("  ok  %s" % clean(r.message) for r in compliant)
     return "\n".join(out) + "\n"
 
 

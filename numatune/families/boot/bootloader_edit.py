@@ -11,7 +11,7 @@ drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
 from numatune.errors import BootConfigError
 from numatune.families.boot import grub_legacy
-from numatune.families.boot.bootloader import (ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files,
+from numatune.families.boot.bootloader import (_ASSIGN, ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files,
                                                encode, grubenv_layout, is_rescue, scan_default_grub,
                                                scan_grub_cfg, split_args, variable_name)
 
@@ -181,9 +181,25 @@ def edit_default_grub(text, add, remove, path="/etc/default/grub"):
     for a in reversed(found):
         text = _edit_assignment(text, a, add, remove, a is not last, path)
     if last is None and add:
+        _refuse_unreadable(text, path)
         prefix = "" if not text or text.endswith("\n") else "\n"
         text += prefix + 'GRUB_CMDLINE_LINUX="%s"\n' % " ".join(add)
     return text
+
+
+def _refuse_unreadable(text, path):
+    """Appending GRUB_CMDLINE_LINUX= to a file that is not plain shell
+    assignments (random bytes, a binary) would hide our line in garbage."""
+    for lineno, line in enumerate(text.split("\n"), 1):
+        body = line.strip(" \t\r")
+        if "\x00" in line or any("\udc80" <= c <= "\udcff" for c in line):
+            problem = "binary or non-UTF-8 bytes"
+        elif body and not body.startswith("#") and not _ASSIGN.match(body):
+            problem = "not a VAR=value line: %r" % body[:40]
+        else:
+            continue
+        raise BootConfigError("%s:%d: %s; GRUB_CMDLINE_LINUX is not added to a file numatune cannot read"
+                              % (path, lineno, problem), "fix the file, or set GRUB_CMDLINE_LINUX by hand")
 
 
 def _edit_assignment(text, a, add, remove, strip_only, path):

@@ -154,7 +154,15 @@ def diff(data, facts):
                 reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
                 running_ok=live is not None and _has(live, arg) == present)
         elif cfg.kind == "none":
-            continue  # nothing to edit, and nothing known about the next boot: the finding above says so
+            if not booted_ok and cfg.grub_cfg_path:
+                # A grub.cfg numatune cannot parse: what the next boot gets is
+                # unknown, not "no longer has".
+                yield Finding(id="cmdline.entries-unreadable:" + arg, severity="critical", area="kernel",
+                              target=cfg.grub_cfg_path, rule=rule,
+                              message="no boot entry numatune can read in %s: whether the next boot %s %s is "
+                                      "unknown; check the bootloader by hand"
+                                      % (cfg.grub_cfg_path, "has" if present else "drops", arg))
+            continue  # nothing to edit, and nothing known about the next boot: a finding says so
         elif not booted_ok:
             yield Finding(id="cmdline.reboot-pending:" + arg, severity="warning", area="kernel",
                           target="/proc/cmdline", rule=rule, pending=True,

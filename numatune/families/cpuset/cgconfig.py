@@ -31,14 +31,83 @@ def _block_end(text, start):
     return -1
 
 
+class CgconfigError(ValueError):
+    """A cgconfig.conf numatune cannot edit safely: it is left as it is."""
+
+
 def find_group(text, name):
-    """(start, end) of ``group NAME { ... }`` in cgconfig text, or None."""
+    """(start, end) of ``group NAME { ... }`` in cgconfig text, or None.
+    A group whose braces never close is refused, not appended to again."""
     for m in re.finditer(r"(?m)^[ \t]*group[ \t]+(\S+)[ \t\n]*\{", text or ""):
         if m.group(1) == name:
             end = _block_end(text, m.end() - 1)
-            if end > 0:
-                return m.start(), end
+            if end < 0:
+                raise CgconfigError("group %s in cgconfig.conf has no closing brace" % name)
+            return m.start(), end
     return None
+
+
+def _sub_block(block, name):
+    """(open brace, end) of the first ``name { ... }`` inside ``block``, or None."""
+    m = re.search(r"(?m)(^|[\s{;])%s[ \t\n]*\{" % re.escape(name), block[1:])
+    if m is None:
+        return None
+    brace = m.end()  # the index of "{" in block (block[1:] shifted the match by one)
+    end = _block_end(block, brace)
+    if end < 0:
+        raise CgconfigError("a %s block in cgconfig.conf has no closing brace" % name)
+    return brace, end
+
+
+def _set_assignments(inner, pairs, indent):
+    """``inner`` with each ``key = value;`` set in place, or added at the end."""
+    for key, value, names in pairs:
+        line = "%s = %s;" % (key, value)
+        keys = "|".join(map(re.escape, names))
+        pat = re.compile(r"(^|[\s{;])(?:%s)[ \t]*=[ \t]*(\"[^\"\n]*\"|[^;\n]*);" % keys)
+        m = pat.search(inner)
+        if m:
+            inner = inner[:m.start() + len(m.group(1))] + line + inner[m.end():]
+            continue
+        body = inner.rstrip()
+        tail = inner[len(body):]
+        if "\n" in tail:   # a block over lines: a new line before the brace's own
+            inner = body + "\n" + indent + line + tail
+        else:              # a one-line block: { a = 1; b = 2; }
+            inner = body + " " + line + (tail or " ")
+    return inner
+
+
+def _edit_group(block, settings, uid, gid):
+    """The existing group with our cpuset values and owner set; every other
+    byte (comments, other controllers, perm's fperm/dperm) kept."""
+    pairs = [(k, '"%s"' % v, (k, k[len("cpuset."):]) if k.startswith("cpuset.") else (k,)) for k, v in settings]
+    span = _sub_block(block, "cpuset")
+    if span is None:
+        close = block.rstrip().rfind("}")
+        body = "".join('        %s = "%s";\n' % (k, v) for k, v in settings)
+        block = block[:close] + "    cpuset {\n" + body + "    }\n" + block[close:]
+    else:
+        inner = _set_assignments(block[span[0] + 1:span[1] - 1], pairs, "        ")
+        block = block[:span[0] + 1] + inner + block[span[1] - 1:]
+    if uid is None:
+        return block
+    perm = _sub_block(block, "perm")
+    if perm is None:
+        first = block.index("{") + 1
+        perm_text = ("\n    perm {\n        task { uid = %s; gid = %s; }\n        admin { uid = %s; gid = %s; }\n    }"
+                     % (uid, gid, uid, gid))
+        return block[:first] + perm_text + block[first:]
+    inner = block[perm[0] + 1:perm[1] - 1]
+    for who in ("task", "admin"):
+        sub = _sub_block("{" + inner, who)
+        owner = [("uid", str(uid), ("uid",)), ("gid", str(gid), ("gid",))]
+        if sub is None:
+            inner = inner.rstrip(" \t") + "    %s { uid = %s; gid = %s; }\n    " % (who, uid, gid)
+        else:
+            a, b = sub[0] - 1, sub[1] - 1  # back to offsets in inner
+            inner = inner[:a + 1] + _set_assignments(inner[a + 1:b - 1], owner, "") + inner[b - 1:]
+    return block[:perm[0] + 1] + inner + block[perm[1] - 1:]
 
 
 def group_settings(text, name):
@@ -83,7 +152,7 @@ def cgconfig_group(text, name, settings, uid=None, gid=None):
     if span is None:
         sep = "" if not text or text.endswith("\n") else "\n"
         return text + sep + block
-    return text[:span[0]] + block.rstrip("\n") + text[span[1]:]
+    return text[:span[0]] + _edit_group(text[span[0]:span[1]], settings, uid, gid) + text[span[1]:]
 
 
 def parse_unit(text):

@@ -67,7 +67,7 @@ def capture(root, write):
 
 
 def _write_value(root, path, value):
-    fd = os.open(root.join(path), os.O_WRONLY | (0 if root.is_live else os.O_TRUNC | os.O_CREAT), 0o644)
+    fd = root.open(path, os.O_WRONLY | (0 if root.is_live else os.O_TRUNC | os.O_CREAT), 0o644)
     try:
         os.write(fd, (value + "\n").encode())
     finally:

@@ -9,12 +9,22 @@ boot and on restart, overwriting live values) or, on v2, a systemd slice.
 import re
 
 from numatune.families.cpuset import cgconfig, locality
-from numatune.facts.cpulist import format_cpulist, parse_cpulist
+from numatune.facts.cpulist import CpulistError, format_cpulist, parse_cpulist
 from numatune.families.cpuset import facts as cgroups
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table, TableArray
 
 NAME = "cpuset"
+
+
+def _cpulist_problem(text):
+    """The pattern admits "9-1" and "0-3:1/0": the parser says what is wrong."""
+    try:
+        return None if parse_cpulist(text) else "names nothing"
+    except CpulistError as e:
+        return str(e)
+
+
 CPULIST = r"^\d+(-\d+)?(:\d+/\d+)?(,\d+(-\d+)?(:\d+/\d+)?)*$"
 ID = Scalar(str, int, check=lambda v: None if isinstance(v, int) or re.match(r"^[a-z_][a-z0-9_.-]*\$?$", v)
             else "not a user or group name")
@@ -22,9 +32,9 @@ POLICY = {
     "cpuset": TableArray(Table({
         "name": Scalar(str, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$",
                        doc="one cgroup name: letters, digits, '_', '.', '-' (it is also processor_group_name)"),
-        "nodes": Array(Scalar(int, minimum=0)),
-        "cpus": Scalar(str, pattern=CPULIST, doc="a cpulist such as 0-9,20-29"),
-        "mems": Scalar(str, pattern=CPULIST, doc="a node list such as 0 or 0-1"),
+        "nodes": Array(Scalar(int, minimum=0, maximum=65535)),
+        "cpus": Scalar(str, pattern=CPULIST, check=_cpulist_problem, doc="a cpulist such as 0-9,20-29"),
+        "mems": Scalar(str, pattern=CPULIST, check=_cpulist_problem, doc="a node list such as 0 or 0-1"),
         "memory_migrate": Scalar(bool),
         "cpu_exclusive": Scalar(bool),
         "owner": Table({"uid": ID, "gid": ID}),
@@ -326,6 +336,10 @@ def _persist(spec, cpus, mems, mine):
     settings = [["cpuset." + k[len(hierarchy["prefix"]):], v]
                 for k, v in _settings(spec, cpus, mems, dict(hierarchy, version=1))]
     files = mine["cgconfig"]["files"]
+    unsafe = [(p, str(e)) for p, e in ((p, _unparsable(t, name)) for p, t in sorted(files.items())) if e]
+    if unsafe:
+        yield _finding(name, "cgconfig-unparsable", "critical", "%s: %s: not edited; fix it by hand" % unsafe[0])
+        return
     holders = [p for p, text in sorted(files.items()) if cgconfig.find_group(text, name)]
     if len(holders) > 1:
         yield _finding(name, "cgconfig-duplicate", "warning", "group %s is defined in %s; cgconfig stops at the "
@@ -348,9 +362,19 @@ def _persist(spec, cpus, mems, mine):
                                      "gid": owner.get("gid")})])
 
 
+def _unparsable(text, name):
+    try:
+        cgconfig.group_settings(text, name)
+    except cgconfig.CgconfigError as e:
+        return e
+    return None
+
+
 def _cgconfig_overrides(name, cpus, mems, mine):
     """A cgconfig group numatune does not manage still wins at its next start."""
     for path, text in sorted(mine.get("cgconfig", {}).get("files", {}).items()):
+        if _unparsable(text, name):
+            continue  # the persist step says so
         have = cgconfig.group_settings(text, name)
         if have is None:
             continue

@@ -12,7 +12,8 @@ from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, memlock, oratab, pfile,
                                       pool, services, values, version)
-from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
+from numatune.policy.schema import (WHY, Array, Either, Scalar, SchemaError, Table, TableArray, abs_path,
+                                    path_problem)
 
 NAME = "oracle"
 # Changeable in memory per v$parameter, but a running instance cannot take
@@ -26,8 +27,8 @@ POLICY = {
         "instance": TableArray(Table({
             "sid": Scalar(str, doc='a SID from /etc/oratab, or "*" for all of them'),
             "connect": Scalar(str, doc='"env:VARIABLE", "os" or "external:ALIAS"'),
-            "pfile": Scalar(str, pattern=r"^/", doc="an absolute path"),
-            "home": Scalar(str, pattern=r"^/", doc="ORACLE_HOME, when the SID is not in /etc/oratab"),
+            "pfile": abs_path(),
+            "home": abs_path("ORACLE_HOME, when the SID is not in /etc/oratab"),
             "parameters": Table(extra=_PARAM, extra_key=values.NAME_RE.pattern,
                                 extra_doc="Oracle parameter names look like sga_target or _enable_NUMA_support"),
             "why": WHY,
@@ -38,12 +39,12 @@ POLICY = {
             "available": Array(Scalar(str)),
             "why": WHY,
         })),
-        "srvctl_config": Scalar(str, pattern=r"^/", doc="a file holding `srvctl config service -d DB` output"),
+        "srvctl_config": abs_path("a file holding `srvctl config service -d DB` output"),
         "user": Scalar(str, pattern=r"^[a-z_][a-z0-9_-]{0,31}$"),
         "hugepages_margin_pct": Scalar(int, minimum=0, maximum=100),
         # Per-NUMA-node listeners: files written to `out` for the admin to review.
         "listeners": Table({
-            "out": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$", doc="an absolute directory path"),
+            "out": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$", check=path_problem, doc="an absolute directory path"),
             "service": Scalar(str, pattern=r"^[A-Za-z][A-Za-z0-9_.$#-]*$"),
             "port": Scalar(int, minimum=1, maximum=65535),
             "home": Scalar(str, pattern=r"^/[A-Za-z0-9_./-]+$"),

@@ -96,15 +96,29 @@ def needs(data, facts, kb):
 
 
 def in_use(facts, kb):
-    """Pages in use now, in total and per node (the pool never shrinks below)."""
+    """Pages in use now, in total and per node (the pool never shrinks below).
+
+    For the default page size, from meminfo (HugePages_Total - HugePages_Free),
+    not sysfs nr_hugepages - free_hugepages: on a copied tree numatune's own
+    write of nr_hugepages leaves free_hugepages as it was, so "in use" would
+    move with the write, the re-plan after apply would size another pool, and
+    verify would fail on every apply. A kernel keeps both views equal."""
     topo = facts["topology"]
-    total = topo["hugepages"].get(str(kb), {})
+    meminfo = topo.get("meminfo", {})
+    default = kb == meminfo.get("Hugepagesize")
+    if default and "HugePages_Total" in meminfo and "HugePages_Free" in meminfo:
+        total_used = meminfo["HugePages_Total"] - meminfo["HugePages_Free"]
+    else:
+        total = topo["hugepages"].get(str(kb), {})
+        total_used = total.get("nr", 0) - total.get("free", 0)
     per_node = {}
     for nid, node in topo["nodes"].items():
         pool = node["hugepages"].get(str(kb))
-        if pool and "nr" in pool:
+        if default and node.get("hugepages_total") is not None and node.get("hugepages_free") is not None:
+            per_node[nid] = max(node["hugepages_total"] - node["hugepages_free"], 0)
+        elif pool and "nr" in pool:
             per_node[nid] = pool["nr"] - pool.get("free", 0)
-    return max(total.get("nr", 0) - total.get("free", 0), 0), per_node
+    return max(total_used, 0), per_node
 
 
 def live_pages(facts, kb):

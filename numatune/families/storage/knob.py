@@ -70,6 +70,12 @@ def check_policy(data):
         if "multipath" in rule and not {"vendor", "model"} <= set(rule.get("match", {})):
             yield SchemaError(key + ".multipath", "%s.multipath needs match.vendor and match.model: they name "
                               "the multipath.conf device entry" % key, 'match = { vendor = "3PARdata", model = "VV" }')
+        elif "multipath" in rule:
+            for field in ("vendor", "model"):
+                value = rule["match"][field]
+                if not isinstance(value, str) or '"' in value or "\\" in value:
+                    yield SchemaError(key + ".match." + field, "%s.match.%s = %r cannot be written to "
+                                      "multipath.conf" % (key, field, value), "one glob without quotes or backslashes")
 
 
 def selects(match, dev):

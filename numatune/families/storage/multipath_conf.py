@@ -28,6 +28,32 @@ def _value(value):
     return '"%s"' % text.replace('"', '\\"')
 
 
+def glob_regex(pattern):
+    """A match glob ("V*", "HSV2?0") as the regex multipath.conf wants for
+    vendor/product. multipath matches those unanchored, so "V*" written as
+    it is would be "zero or more V": every device. A plain name stays as it
+    is (an unanchored regex of letters matches what it always did)."""
+    if re.fullmatch(r"[A-Za-z0-9_ -]+", pattern):
+        return pattern
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[" and "]" in pattern[i + 2:] + pattern[i + 1:i + 2]:
+            end = pattern.index("]", i + 2) if pattern[i + 1:i + 2] == "]" else pattern.index("]", i + 1)
+            body = pattern[i + 1:end]
+            out.append("[%s%s]" % ("^" + body[1:] if body.startswith("!") else body, ""))
+            i = end
+        else:
+            out.append(re.escape(c) if not c.isalnum() else c)
+        i += 1
+    return "^%s$" % "".join(out)
+
+
 def render_section(devices):
     """The managed block for [{"vendor", "product", "settings": {k: v}}]."""
     if not devices:

@@ -169,7 +169,8 @@ def multipath(data, facts, per_rule):
     devices = []
     for i, rule, direct, expanded, via in per_rule:
         if "multipath" in rule and expanded:
-            devices.append({"vendor": rule["match"]["vendor"], "product": rule["match"]["model"],
+            devices.append({"vendor": multipath_conf.glob_regex(rule["match"]["vendor"]),
+                            "product": multipath_conf.glob_regex(rule["match"]["model"]),
                             "settings": dict(rule["multipath"])})
     text = facts.get("multipath_conf")
     if text is None:
