@@ -65,7 +65,11 @@ def test_a_batch_of_value_writes_costs_one_fsync(host, journal_syncs):
     assert kinds == ["begin"] + ["intent"] * KEYS + ["done"] * KEYS + ["commit"]
     journal_syncs["n"] = 0
     revert(root, tx)
-    assert journal_syncs["n"] == 2      # undo-begin, undo-end
+    # undo-begin, undo-end, and each restore's "undoing" (durable before the
+    # restore, so a revert killed mid-restore is recognised as its own).
+    assert journal_syncs["n"] == 2 + KEYS
+    undo = [r["t"] for r in _journal(root).records if r["t"] in ("undoing", "undone")]
+    assert undo == ["undoing", "undone"] * KEYS
     assert tree_digest(root_dir) == before and _journal(root).state == "reverted"
 
 

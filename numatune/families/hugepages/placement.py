@@ -38,10 +38,14 @@ def missing_nodes(placement, topo, kb):
     (no such node, or no pool of this page size there)."""
     if not isinstance(placement, dict):
         return []
+    # A kernel (or capture) without per-node pools keeps one pool for all:
+    # the placement then falls back to it, and only a node that does not
+    # exist is missing.
+    per_node = any(str(kb) in n["hugepages"] for n in topo["nodes"].values())
     out = []
     for nid, pages in placement.items():
         node = topo["nodes"].get(str(nid))
-        if pages and (node is None or str(kb) not in node["hugepages"]):
+        if pages and (node is None or (per_node and str(kb) not in node["hugepages"])):
             out.append(str(nid))
     return sorted(out, key=int)
 
