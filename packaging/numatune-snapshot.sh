@@ -93,11 +93,18 @@ capture_live() {
         if [ -L "$real/device" ]; then
             keep_file "$real/device"
             dev=$(readlink -f "$real/device")
-            for f in numa_node local_cpulist local_cpus irq uevent driver; do
-                if [ -e "$dev/$f" ] || [ -L "$dev/$f" ]; then keep_file "$dev/$f"; fi
-            done
-            for i in "$dev"/msi_irqs/*; do
-                if [ -e "$i" ] || [ -L "$i" ]; then keep_file "$i"; fi
+            parent=
+            case ${dev##*/} in virtio*) case ${dev##*/virtio} in ''|*[!0-9]*) ;; *)
+                if [ ! -e "$dev/numa_node" ] && [ -e "${dev%/*}/numa_node" ]; then parent=${dev%/*}; fi ;;
+            esac ;; esac
+            for bd in "$dev" "$parent"; do
+                [ -n "$bd" ] || continue
+                for f in numa_node local_cpulist local_cpus irq uevent driver; do
+                    if [ -e "$bd/$f" ] || [ -L "$bd/$f" ]; then keep_file "$bd/$f"; fi
+                done
+                for i in "$bd"/msi_irqs/*; do
+                    if [ -e "$i" ] || [ -L "$i" ]; then keep_file "$i"; fi
+                done
             done
         fi
     done

@@ -13,6 +13,7 @@ start), and that changes no plan:
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -212,11 +213,35 @@ def _refusal(root, ref, every):
         registry.DECLARED = saved
 
 
-@pytest.mark.parametrize("bad", BAD + ["hugepages-auto-alone"], ids=lambda p: getattr(p, "stem", p))
+# A policy whose refusal comes from a family other than the table's own:
+# [hugepages] count = "auto" with an instance the oracle check refuses.
+AUTO_BAD_INSTANCE = '[hugepages]\ncount = "auto"\n[[oracle.instance]]\nparameters = { sga_target = "1G" }\n'
+
+
+@pytest.mark.parametrize("bad", BAD + ["hugepages-auto-bad-instance"], ids=lambda p: getattr(p, "stem", p))
 def test_a_bad_policy_is_refused_the_same_either_way(bad, small_host, tmp_path):
-    """Cross-table checks (count = "auto" needs an Oracle instance) run with the families selected too."""
-    if bad == "hugepages-auto-alone":
+    """Cross-table checks (oracle's check of [[oracle.instance]] under count = "auto") run with the families
+    selected too."""
+    if bad == "hugepages-auto-bad-instance":
         bad = tmp_path / "auto.toml"
-        bad.write_text('[hugepages]\ncount = "auto"\n')
+        bad.write_text(AUTO_BAD_INSTANCE)
     said = _refusal(small_host / "root", str(bad), every=False)
     assert said is not None and said == _refusal(small_host / "root", str(bad), every=True)
+
+
+@pytest.mark.parametrize("oratab", ["found", "empty"])
+def test_auto_alone_plans_the_same_either_way(small_host, tmp_path, oratab):
+    """count = "auto" needs no [[oracle.instance]] (issue #13): the instances come from /etc/oratab, and
+    with none there a warning says so and the pool is left alone -- with the selected families as with all."""
+    policy = tmp_path / "auto.toml"
+    policy.write_text('[hugepages]\ncount = "auto"\n')
+    root = small_host / "root"
+    if oratab == "empty":
+        root = tmp_path / "root"
+        shutil.copytree(str(small_host / "root"), str(root), symlinks=True)
+        (root / "etc/oratab").write_text("# no databases here\n")
+    assert _refusal(root, str(policy), every=False) is None
+    selected = _plan_json(root, [str(policy)], every=False)
+    assert selected == _plan_json(root, [str(policy)], every=True)
+    ids = [f["id"] for f in selected["findings"]]
+    assert ("hugepages.auto-no-instances" in ids) == (oratab == "empty"), ids

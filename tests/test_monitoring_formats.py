@@ -1,7 +1,13 @@
-"""check's formats as their consumers read them, on a root whose plan has two
-problems in one boot entry (`cmdline.entry:/boot/grub2/grub.cfg#0` lacks
-transparent_hugepage=never and carries numa=off): one rule, one series, one
-testcase.
+"""check's formats as their consumers read them, on a plan where results
+share an id: one rule, one series, one testcase.
+
+The boot family now names each entry's problem by its argument
+(`cmdline.entry:PATH:ARG`) and leaves out what the plan's own change fixes,
+so no shipped case yields a shared id any more; the guarantee still holds for
+any family that does. The plan of the real cmdline-grub2-legacy case is
+given two findings of one id (one entry lacking transparent_hugepage=never
+and carrying numa=off, as the boot family once said it) and a compliant twin.
+Every real case under tests/cases also gives unique series.
 
 - Prometheus: parsed by prometheus_client; every series unique (node_exporter
   drops duplicates and counts a gathering error), names and types follow
@@ -19,6 +25,7 @@ from conftest import REPO
 
 CASE = REPO / "tests" / "cases" / "boot" / "cmdline-grub2-legacy"
 ENTRY = "cmdline.entry:/boot/grub2/grub.cfg#0"
+CASES = sorted(p.parent for p in (REPO / "tests" / "cases").glob("*/*/policy.toml"))
 
 # junit-10 style: the shape Jenkins' xunit plugin validates (attribute names and where they may appear).
 JUNIT_XSD = """<?xml version="1.0" encoding="UTF-8"?>
@@ -67,9 +74,25 @@ JUNIT_XSD = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 @pytest.fixture
-def root(tmp_path):
+def root(tmp_path, monkeypatch):
+    """The case's root; its plan gains results sharing the id ENTRY (two problems and a compliant twin)."""
+    from numatune import engine
+    from numatune.model import Compliant, Finding
     dest = tmp_path / "root"
     shutil.copytree(CASE / "root", dest, symlinks=True)
+    real = engine.make_plan
+
+    def make_plan(*args, **kwargs):
+        plan, facts = real(*args, **kwargs)
+        assert ENTRY not in [f.id for f in plan.findings], "the real plan gained the id: build the duplicates anew"
+        plan.compliant.append(Compliant(rule=ENTRY, message="boot entry /boot/grub2/grub.cfg#0: root= as set",
+                                        area="kernel", family="boot"))
+        for severity, problem in (("warning", "lacks transparent_hugepage=never"), ("critical", "carries numa=off")):
+            plan.findings.append(Finding(id=ENTRY, severity=severity, area="kernel", family="boot",
+                                         target="/boot/grub2/grub.cfg", rule="kernel.cmdline",
+                                         message="boot entry /boot/grub2/grub.cfg#0: " + problem))
+        return plan, facts
+    monkeypatch.setattr(engine, "make_plan", make_plan)
     return dest
 
 
@@ -84,8 +107,9 @@ def test_one_result_per_rule_even_with_two_problems_in_one_entry(cli, root):
     ids = [r["id"] for r in results]
     assert len(ids) == len(set(ids))
     entry = next(r for r in results if r["id"] == ENTRY)
-    # Both problems stay visible in the one result.
+    # Both problems stay visible in the one result, at the worse severity; the compliant twin adds nothing.
     assert "lacks transparent_hugepage=never" in entry["message"] and "carries numa=off" in entry["message"]
+    assert entry["severity"] == "critical" and "root= as set" not in entry["message"]
 
 
 def test_prometheus_series_are_unique_and_named_by_the_rules(cli, root, tmp_path):
@@ -123,6 +147,21 @@ def test_junit_validates_against_a_junit10_schema(cli, root):
 
     from numatune.report import junit
     schema.validate(junit.render_error("no such root"))
+
+
+def test_every_real_case_gives_unique_series(cli, tmp_path):
+    """No monkeypatching: what each case's real plan gives node_exporter has no duplicate series."""
+    from prometheus_client.parser import text_string_to_metric_families
+    drifted = 0
+    for case in CASES:
+        status, out, err = cli("check", "--root", case / "root", "--policy", case / "policy.toml",
+                               "--format", "prometheus")
+        assert status in (0, 1, 2), (case, status, err)
+        series = [(s.name, tuple(sorted(s.labels.items())))
+                  for f in text_string_to_metric_families(out) for s in f.samples]
+        assert len(series) == len(set(series)), (case, [s for s in series if series.count(s) > 1])
+        drifted += status > 0
+    assert drifted, "the cases must give some drift to name"
 
 
 def test_the_schema_rejects_skipped_on_testsuites():

@@ -54,7 +54,8 @@ DECLARED = (
     Declared("network", ("net", "bond"), editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("block",), editors=("block_udev_rules", "multipath_section"), write_kinds=("blockattr",)),
-    # Its check_policy refuses [hugepages] count = "auto" without an instance to size it from.
+    # Runs for [hugepages]: count = "auto" sizes the pool from its instances (from /etc/oratab when the policy
+    # names none; with none found the pool is left alone, issue #13).
     Declared("oracle", ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",), needs=("hugepages",),
              editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),
 )

@@ -139,8 +139,8 @@ def classify(plan, facts=None):
 
 def one_per_id(results):
     """A rule is one id: a monitoring series, a JUnit testcase. Results that share an id (two problems
-    of one boot entry: `cmdline.entry:/boot/grub2/grub.cfg#0` lacks one argument and carries another)
-    become one result: the worst of them, carrying every message. Compliant twins of a drift add nothing."""
+    a family names with one id, a compliant rule that is also a finding) become one result: the worst of
+    them, carrying every message. Compliant twins of a drift add nothing."""
     groups = {}
     for r in results:
         groups.setdefault(r.id, []).append(r)
