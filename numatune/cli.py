@@ -9,7 +9,7 @@ import sys
 
 from numatune import __version__
 from numatune.errors import NumatuneError
-from numatune.model import AREAS
+from numatune.families.registry import selectors
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,10 +25,12 @@ def _common(p, formats=("text", "json")):
     p.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
                    help="policy file or shipped name; repeat to stack (default: "
                         "/etc/numatune/policy.toml, else oracle-numa)")
-    p.add_argument("--only", action="append", default=[], metavar="AREA", choices=None,
-                   help="only this area: %s (repeatable)" % ", ".join(AREAS))
-    p.add_argument("--skip", action="append", default=[], metavar="AREA", help="skip this area (repeatable)")
-    p.add_argument("--format", choices=formats, default="text")
+    p.add_argument("--only", action="append", default=[], metavar="AREA",
+                   help="only rules of this area or family: %s (repeatable; one that selects nothing is an "
+                        "error)" % ", ".join(selectors()))
+    p.add_argument("--skip", action="append", default=[], metavar="AREA",
+                   help="skip rules of this area or family (repeatable)")
+    p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
 
 
 def build_parser():

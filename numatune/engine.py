@@ -10,19 +10,21 @@ from numatune.apply.lock import RunLock
 from numatune.apply.transaction import apply_changes, refuse_if_interrupted
 from numatune.errors import DriftError, RefusedError, UsageError
 from numatune.facts import kernel, procs, topology
-from numatune.families.registry import FAMILIES
-from numatune.model import AREAS, Plan
+from numatune.families.registry import FAMILIES, selectors
+from numatune.model import Plan
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
 
 
 def check_areas(names):
+    """Each --only/--skip name is an area a rule carries or a family's name."""
+    known = selectors()
     for name in names or ():
-        if name not in AREAS:
+        if name not in known:
             import difflib
-            close = difflib.get_close_matches(name, AREAS, 1)
+            close = difflib.get_close_matches(name, known, 1)
             raise UsageError("unknown area %r" % name,
-                             "did you mean %r?" % close[0] if close else "areas: %s" % ", ".join(AREAS))
+                             "did you mean %r?" % close[0] if close else "areas: %s" % ", ".join(known))
 
 
 def load_policy(refs, root):
@@ -39,9 +41,16 @@ def gather(root, data):
     return resolve(data, facts)
 
 
-def make_plan(root, policy, only=None, skip=None):
+def make_plan(root, policy, only=None, skip=None, strict=True):
+    """The plan and the facts. ``strict``: an --only name that selects no rule
+    of the policy is a UsageError (a check of nothing must never read OK)."""
     facts = gather(root, policy.data)
-    return plan_mod.build(policy.data, facts, only, skip), facts
+    plan = plan_mod.build(policy.data, facts, only, skip)
+    if strict and plan.unselected:
+        raise UsageError("--only %s selects nothing: the policy has no rule there on this host"
+                         % ", ".join(plan.unselected),
+                         "areas and families: %s" % ", ".join(selectors()))
+    return plan, facts
 
 
 def require_write_access(root):
@@ -83,7 +92,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     after = {}
 
     def verify():
-        plan, facts = make_plan(root, policy, only, skip)
+        plan, facts = make_plan(root, policy, only, skip, strict=False)
         after["plan"], after["facts"] = plan, facts
         still = {c.id: c for c in plan.changes}
         problems = []

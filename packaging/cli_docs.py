@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from numatune import __version__  # noqa: E402
 from numatune.cli import build_parser  # noqa: E402
-from numatune.model import AREAS  # noqa: E402
+from numatune.families.registry import selectors  # noqa: E402
 from numatune.policy.stack import shipped_names  # noqa: E402
 
 COMPLETION = os.path.join(HERE, "completion", "numatune.bash")
@@ -47,7 +47,7 @@ def _values(action):
         return '-W "%s"' % " ".join(action.choices)
     metavar = action.metavar or ""
     if metavar == "AREA":
-        return '-W "%s"' % " ".join(AREAS)
+        return '-W "%s"' % " ".join(selectors())
     if metavar == "FILE|NAME":
         return '-f -W "%s"' % " ".join(shipped_names())
     if "DIR" in metavar:

@@ -18,6 +18,23 @@ WRITE_KINDS = {kind: module for f in FAMILIES for kind, module in f.write_kinds.
 assert not problems(FAMILIES), problems(FAMILIES)
 
 
+def selectors(families=FAMILIES):
+    """What `--only`/`--skip` take: every area a family's rules carry (in plan
+    order), then each family's name (selects all of that family's rules)."""
+    from numatune.model import AREAS
+    carried = {a for f in families for a in f.areas}
+    out = [a for a in AREAS if a in carried]
+    return tuple(out + [f.name for f in families if f.name not in out])
+
+
+def selected(item, family_name, only=None, skip=None):
+    """Whether ``--only``/``--skip`` keep a change, finding or compliant rule."""
+    names = (item.area, family_name)
+    if only and not any(n in only for n in names):
+        return False
+    return not (skip and any(n in skip for n in names))
+
+
 def resolve_order(families=FAMILIES):
     """Families with a resolve step, each after those it reads from."""
     done, out = set(), []

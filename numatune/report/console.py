@@ -86,18 +86,33 @@ def plan_text(plan, style=None, header=True):
     return "\n".join(out)
 
 
+def _n(count, word):
+    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+
+
+def unmet(plan):
+    """Findings that say the host does not match yet: warnings, criticals and
+    anything waiting for a reboot or restart."""
+    return [f for f in plan.findings if f.severity != "info" or f.pending]
+
+
 def summary_line(plan):
+    """One line; "the host matches the policy" only when nothing is unmet."""
     n = len(plan.changes)
     reboot = sum(1 for c in plan.changes if c.reboot_required)
+    restart = sum(1 for c in plan.changes if c.restart_required)
     crit = sum(1 for f in plan.findings if f.severity == "critical")
-    parts = ["%d change%s" % (n, "" if n == 1 else "s")]
-    if reboot:
-        parts[0] += " (%d need%s a reboot)" % (reboot, "s" if reboot == 1 else "")
-    parts.append("%d finding%s" % (len(plan.findings), "" if len(plan.findings) == 1 else "s")
-                 + (" (%d critical)" % crit if crit else ""))
-    parts.append("%d rule%s already compliant" % (len(plan.compliant), "" if len(plan.compliant) == 1 else "s"))
+    pending = sum(1 for f in plan.findings if f.pending)
+    waits = ["%d need%s a reboot" % (reboot, "s" if reboot == 1 else ""),
+             "%d need%s a restart" % (restart, "s" if restart == 1 else "")]
+    waits = [w for w, k in zip(waits, (reboot, restart)) if k]
+    parts = [_n(n, "change") + (" (%s)" % ", ".join(waits) if waits else "")]
+    notes = [x for x, k in (("%d critical" % crit, crit), ("%d pending" % pending, pending)) if k]
+    parts.append(_n(len(plan.findings), "finding") + (" (%s)" % ", ".join(notes) if notes else ""))
+    parts.append("%s already compliant" % _n(len(plan.compliant), "rule"))
     if not n:
-        parts[0] = "no changes: the host matches the policy"
+        parts[0] = "no changes: the host matches the policy" if not unmet(plan) else \
+            "no changes, but the host does not match the policy yet"
     return ", ".join(parts) + "."
 
 

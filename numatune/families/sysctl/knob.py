@@ -4,7 +4,7 @@
 that load after ours and set another value are part of the plan: their line is
 commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
-from numatune.families.sysctl import facts as facts_sysctl
+from numatune.families.sysctl import facts as facts_sysctl, spelling
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 
@@ -54,7 +54,9 @@ def area_of(key):
 
 def read(root, data, extra_keys=()):
     keys = [k for k, _, _ in rules(data)] + list(extra_keys)
-    return {"live": facts_sysctl.read_live(root, keys), "files": facts_sysctl.read_files(root)}
+    live = facts_sysctl.read_live(root, keys)
+    missing = [k for k, _, _ in rules(data) if live.get(k) is None]
+    return {"live": live, "files": facts_sysctl.read_files(root), "near": spelling.read(root, missing)}
 
 
 def persist(key, desired, why, facts, data, area=None, live_supported=True):
@@ -103,6 +105,16 @@ def diff(data, facts):
     for key, desired, why in rules(data):
         live = mine["live"].get(key)
         area = area_of(key)
+        if live is None and not spelling.known(key):
+            # Neither the kernel nor the list of known keys has it: most likely a typo,
+            # and a rule that would silently do nothing.
+            guess = spelling.suggest(key, mine.get("near", {}).get(key, ()))
+            yield Finding(id="sysctl.unknown:" + key, severity="warning", area=area, target=key,
+                          rule="sysctl." + key,
+                          message="%s is not a sysctl key this kernel or numatune knows%s: not set"
+                                  % (key, " (did you mean %s?)" % guess if guess else ""),
+                          why="fix or remove the key in the policy")
+            continue
         if live is None:
             yield Finding(id="sysctl.unsupported:" + key, severity="info", area=area, target=key,
                           rule="sysctl." + key,
