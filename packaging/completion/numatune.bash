@@ -11,8 +11,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
@@ -21,8 +21,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --confirm-within) return ;;
@@ -44,8 +44,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
@@ -53,8 +53,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
@@ -74,8 +74,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
