@@ -31,6 +31,8 @@ def _common(p, formats=("text", "json")):
     p.add_argument("--skip", action="append", default=[], metavar="AREA",
                    help="skip rules of this area or family (repeatable)")
     p.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="text: every change and value in full, not grouped by rule (JSON is always full)")
 
 
 def build_parser():

@@ -43,7 +43,7 @@ def cmd_plan(args):
     if args.format == "json":
         _print_json(plan.to_json())
     else:
-        print(plan_text(plan))
+        print(plan_text(plan, verbose=args.verbose))
     return 0
 
 
@@ -72,7 +72,7 @@ def cmd_apply(args):
                        policy=plan.policy)
     text = args.format == "text"
     if text:
-        print(plan_text(shown))
+        print(plan_text(shown, verbose=args.verbose))
     if not changes:
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})

@@ -7,6 +7,8 @@ import textwrap
 
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.registry import FAMILIES
+from numatune.report import grouped
+from numatune.report.grouped import value
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
           "boot": "35", "dim": "2", "bold": "1", "high": "31", "medium": "33", "low": "0"}
@@ -32,57 +34,68 @@ def _wrap(text, indent):
     return textwrap.fill(text, width=79, initial_indent=indent, subsequent_indent=indent)
 
 
-def _value(v):
-    if v is None:
-        return "(unset)"
-    if v == "":
-        return '""'
-    return v
-
-
-def plan_text(plan, style=None, header=True):
-    s = style or Style()
-    out = []
+def header_lines(plan, s):
     h = plan.host
-    if header:
-        out.append(s("bold", "numatune plan for %s" % (h.get("hostname") or h.get("root"))))
-        out.append("  %s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
-                   % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
-                      h.get("nodes"), h.get("cpus")))
-        if plan.policy.get("policy", {}).get("name"):
-            out.append("  policy: %s" % plan.policy["policy"]["name"])
-        out.append("")
-    areas = []
+    out = [s("bold", "numatune plan for %s" % (h.get("hostname") or h.get("root")))]
+    out += _wrap("%s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
+                 % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
+                    h.get("nodes"), h.get("cpus")), "  ").splitlines()
+    if plan.policy.get("policy", {}).get("name"):
+        out.append("  policy: %s" % plan.policy["policy"]["name"])
+    return out + [""]
+
+
+def _verbose_lines(group, s):
+    """Every change in full: today's form, each value whole (wrapped, not elided)."""
+    out = []
+    for c in group:
+        fl = grouped.flags(c)
+        if len(c.target) > 66:
+            # Long paths get their own line so the value line stays readable at 80 columns.
+            out.append("  %s" % s(c.scope, c.scope))
+            out.append(_wrap(c.target, "      "))
+        else:
+            out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), c.target))
+        line = "%s -> %s%s" % (value(c.current), value(c.desired), ("   [" + ", ".join(fl) + "]") if fl else "")
+        if len(line) + 6 <= 79:
+            out.append("      %s -> %s%s" % (value(c.current), s("bold", value(c.desired)),
+                                             ("   [" + ", ".join(fl) + "]") if fl else ""))
+        else:
+            out.append(_wrap(line, "      "))
+        if c.why:
+            out.append(s("dim", _wrap("why: " + c.why, "      ")))
+    return out
+
+
+def finding_lines(f, s):
+    """A finding wrapped at 80 columns, continuation under the message, with or without colour."""
+    label = "%-8s" % f.severity.upper()
+    text = textwrap.fill(f.message, width=79, initial_indent="  " + label + " ", subsequent_indent=" " * 11)
+    lines = text.splitlines() or ["  " + label]
+    lines[0] = "  " + s(f.severity, label) + lines[0][2 + len(label):]
+    if f.why:
+        lines.append(s("dim", _wrap("hint: " + f.why, " " * 11)))
+    return lines
+
+
+def plan_text(plan, style=None, header=True, verbose=False):
+    s = style or Style()
+    out = header_lines(plan, s) if header else []
+    areas, said = [], {}
     for c in plan.changes:
         if c.area not in areas:
             areas.append(c.area)
     for area in areas:
         group = [c for c in plan.changes if c.area == area]
         out.append(s("bold", "%s (%d change%s)" % (area, len(group), "" if len(group) == 1 else "s")))
-        for c in group:
-            flags = [f for f, on in (("reboot", c.reboot_required), ("restart", c.restart_required)) if on]
-            if c.risk != "low":
-                flags.append("risk " + c.risk)
-            if len(c.target) > 66:
-                # Long paths get their own line so the value line stays readable at 80 columns.
-                out.append("  %s" % s(c.scope, c.scope))
-                out.append(_wrap(c.target, "      "))
-            else:
-                out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), c.target))
-            out.append("      %s -> %s%s" % (_value(c.current), s("bold", _value(c.desired)),
-                                             ("   [" + ", ".join(flags) + "]") if flags else ""))
-            if c.why:
-                out.append(s("dim", _wrap("why: " + c.why, "      ")))
+        out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")
     if plan.findings:
         out.append(s("bold", "findings (%d)" % len(plan.findings)))
         for f in plan.findings:
-            out.append(_wrap("%s %s" % (s(f.severity, "%-8s" % f.severity.upper()), f.message), "  ")
-                       if not s.on else "  %s %s" % (s(f.severity, "%-8s" % f.severity.upper()), f.message))
-            if f.why:
-                out.append(s("dim", _wrap("hint: " + f.why, "           ")))
+            out += finding_lines(f, s)
         out.append("")
-    out.append(summary_line(plan))
+    out += textwrap.wrap(summary_line(plan), 79)
     return "\n".join(out)
 
 
