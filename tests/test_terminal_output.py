@@ -65,7 +65,7 @@ def test_one_why_per_rule_and_every_line_fits(cli, sdx):
     for rule in {c["rule"] for c in doc["changes"]}:
         assert "  %s\n" % rule in text
     counted = sum(int(n) for n in re.findall(r"(\d+) targets:", text))
-    singles = len(re.findall(r"^    (live|persistent|boot) +(?!\d+ targets:)", text, re.M))
+    singles = len(re.findall(r"^    (live|persistent|boot) +(?=\S)(?!\d+ targets:)", text, re.M))
     assert counted + singles == len(doc["changes"])
 
 
