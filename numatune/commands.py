@@ -2,12 +2,14 @@
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
 import sys
+import textwrap
 
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import UsageError
 from numatune.apply.journal import list_transactions, read_records, Transaction
-from numatune.report.console import Style, facts_text, history_text, plan_text
+from numatune.report.console import Style, facts_text, finding_lines, history_text, plan_text, waiting_lines
+from numatune.report.grouped import value
 from numatune.root import Root
 
 
@@ -106,12 +108,12 @@ def cmd_apply(args):
                      "findings": [f.to_json() for f in findings]})
     else:
         print("")
-        reboot = [c for c in changes if c.reboot_required]
-        print("transaction %s: %d change(s), %d write(s) applied and verified." % (txid, len(changes), len(ops)))
-        if reboot:
-            print("%d change(s) take effect at the next reboot." % len(reboot))
+        print(textwrap.fill("transaction %s: %d change(s), %d write(s) applied and verified."
+                            % (txid, len(changes), len(ops)), 79))
+        for line in waiting_lines(changes, findings):
+            print(line)
         for f in findings:
-            print("  %s %s" % (style(f.severity, "%-8s" % f.severity.upper()), f.message))
+            print("\n".join(finding_lines(f, style)))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
     status = max([f.exit_status for f in findings] + [0])
     if window:
@@ -156,7 +158,7 @@ def cmd_revert(args):
         _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
     else:
         for line in restored:
-            print("  undid %s" % line)
+            print("  %s" % line)
         for line in skipped:
             print("  LEFT ALONE %s: changed since by someone else" % line)
         for line in failed:
@@ -191,7 +193,7 @@ def cmd_history(args):
             return 0
         print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
         for c in tx.changes:
-            print("  %-10s %s: %s -> %s" % (c["scope"], c["target"], c["current"], c["desired"]))
+            print("  %-10s %s: %s -> %s" % (c["scope"], c["target"], value(c["current"]), value(c["desired"])))
         for line in _failed_undos(tx):
             print(line)
         return 0

@@ -80,3 +80,23 @@ def test_verbose_keeps_every_change_in_full_and_json_is_unchanged(cli, sdx):
     assert all(len(line) <= 80 for line in text.splitlines())
     long_value = max((c["desired"] for c in brief["changes"]), key=len)
     assert len(long_value) > 200 and long_value.replace(" ", "") in flat.replace(" ", "")
+
+
+def test_apply_names_what_waits_for_a_reboot_or_restart(cli, sdx, tmp_path):
+    import shutil
+    root = tmp_path / "copy"
+    shutil.copytree(sdx, root, symlinks=True)
+    plan = json.loads(cli("plan", "--root", root, "--format", "json")[1])
+    reboot = [c for c in plan["changes"] if c["reboot_required"]]
+    restart = [c for c in plan["changes"] if c["restart_required"]]
+    assert reboot and restart
+    status, out, err = cli("apply", "--root", root, "--yes")
+    assert status == 0, err
+    after = re.split(r"applied\s+and\s+verified\.", out)[1]
+    assert "%d change(s) take effect at the next reboot:" % len(reboot) in after
+    assert "%d change(s) take effect after a restart:" % len(restart) in after
+    for c in reboot + restart:
+        assert "  " + c["target"][:40] in after
+    # A command to copy (with a long --root) is not wrapped.
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("undo with:"))
+    assert cli("revert", "--last", "--root", root)[0] == 0

@@ -3,6 +3,7 @@ areas rules carry (or a family's name) and refuses to check nothing, a
 misspelt sysctl is a warning with a suggestion, and the summary says "the
 host matches the policy" only when nothing is unmet."""
 import json
+import re
 
 import pytest
 
@@ -120,3 +121,22 @@ def test_summary_counts_restarts_as_it_counts_reboots():
     line = summary_line(_plan([_change(1, reboot_required=True), _change(2, restart_required=True),
                                _change(3, restart_required=True)]))
     assert "3 changes (1 needs a reboot, 2 need a restart)" in line
+
+
+def test_apply_names_what_waits_and_revert_says_the_undo_direction(cli, host, tmp_path):
+    root, _ = host
+    policy = write(tmp_path, "p.toml", POLICY + '"vm.zone_reclaim_mode" = 0\n')
+    write(root, "/proc/sys/vm/zone_reclaim_mode", "1\n")
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0, err
+    # A command to copy (with a long --root) is not wrapped.
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("undo with:"))
+    status, out, _ = cli("revert", "--last", "--root", root)
+    assert status == 0
+    assert "/proc/sys/kernel/numa_balancing: 0 -> 1 restored" in out
+    assert "/proc/sys/vm/zone_reclaim_mode: 0 -> 1 restored" in out
+    assert "undid /proc" not in out and "1 -> 0" not in out
+    txid = re.search(r"transaction (\S+):", out).group(1)
+    shown = cli("history", txid, "--root", root)[1]
+    # One rendering of "unset" everywhere: the plan's, never Python's None.
+    assert "None" not in shown and "(unset) -> 0" in shown

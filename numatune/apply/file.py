@@ -141,4 +141,13 @@ def describe(op):
     return "%s: edit (%s)" % (op["path"], op["editor"])
 
 
-__all__ = ["capture", "perform", "current_matches", "restore", "describe", "_summary"]
+def describe_undo(op):
+    b, a = op["before"], op["after"]
+    if not b["exists"]:
+        return "%s: removed (apply created it)" % op["path"]
+    if not a["exists"]:
+        return "%s: recreated as before apply" % op["path"]
+    return "%s: restored as before apply (undid %s)" % (op["path"], op["editor"])
+
+
+__all__ = ["capture", "perform", "current_matches", "restore", "describe", "describe_undo", "_summary"]

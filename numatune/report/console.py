@@ -36,7 +36,8 @@ def _wrap(text, indent):
 
 def header_lines(plan, s):
     h = plan.host
-    out = [s("bold", "numatune plan for %s" % (h.get("hostname") or h.get("root")))]
+    # A long --root is cut in the middle: the JSON has it whole.
+    out = [s("bold", "numatune plan for %s" % grouped.elide(h.get("hostname") or h.get("root") or "?", 61))]
     out += _wrap("%s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
                  % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
                     h.get("nodes"), h.get("cpus")), "  ").splitlines()
@@ -76,6 +77,21 @@ def finding_lines(f, s):
     if f.why:
         lines.append(s("dim", _wrap("hint: " + f.why, " " * 11)))
     return lines
+
+
+def waiting_lines(changes, findings):
+    """After apply: what waits for a reboot or a restart, counted, each named,
+    so a reminder is not lost once the writes are done."""
+    out = []
+    for flag, when in (("reboot_required", "at the next reboot"), ("restart_required", "after a restart")):
+        waiting = [c for c in changes if getattr(c, flag)]
+        if waiting:
+            out.append("%d change(s) take effect %s:" % (len(waiting), when))
+            out += ["  %s" % grouped.elide("%s (%s)" % (c.target, c.action), 77, middle=False) for c in waiting]
+    pending = [f for f in findings if f.pending]
+    if pending:
+        out.append("%d pending until a reboot or restart (see the findings below)." % len(pending))
+    return out
 
 
 def plan_text(plan, style=None, header=True, verbose=False):

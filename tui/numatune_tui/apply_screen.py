@@ -14,6 +14,7 @@ from numatune.apply import kinds as appliers
 from numatune import engine
 from numatune.errors import NumatuneError
 from numatune.apply.journal import Transaction, new_txid, read_records
+from numatune.apply.transaction import describe_undo
 from numatune.model import Plan
 
 from .rows import STYLE, value_text
@@ -60,7 +61,7 @@ def rolled_back(root, txid):
         op = tx.ops[seq]["op"]
         what = appliers.for_op(op).describe(op)
         if seq in tx.undone:
-            lines.append(("  undid %s" % what, "green"))
+            lines.append(("  %s" % describe_undo(op), "green"))
         elif seq in tx.skipped:
             lines.append(("  NOT UNDONE %s" % what, "bold red"))
         else:
@@ -162,7 +163,7 @@ class ApplyScreen(Screen):
     @on(Failed)
     def _failed(self, event: Failed) -> None:
         self.done, self.outcome = True, "failed"
-        undone = any(text.startswith("  undid") for text, _ in event.undone)
+        undone = any(style == "green" for _, style in event.undone)
         self.query_one("#apply-title", Static).update(
             Text("APPLY FAILED: %s" % ("the run was rolled back" if undone else "nothing was changed"),
                  style="bold red"))
