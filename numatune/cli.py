@@ -44,6 +44,8 @@ def build_parser():
     p = sub.add_parser("plan", help="show what apply would change")
     _common(p)
     p.add_argument("--out", metavar="FILE", help="also save the plan as JSON for `apply --plan`")
+    p.add_argument("--diff", action="store_true",
+                   help="also show the unified diff of every file apply would edit (text output)")
     p.add_argument("--list-policies", action="store_true", help="list the shipped policies and exit")
 
     p = sub.add_parser("apply", help="apply the plan, journaled and reversible")

@@ -37,6 +37,8 @@ def cmd_plan(args):
         from numatune.policy.stack import shipped_names
         print("\n".join(shipped_names()))
         return 0
+    if args.diff and args.format != "text":
+        raise UsageError("--diff is for text output", "the JSON plan carries each file write's editor and args")
     root, policy = _prepare(args)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
@@ -46,6 +48,9 @@ def cmd_plan(args):
         _print_json(plan.to_json())
     else:
         print(plan_text(plan, verbose=args.verbose))
+        if args.diff:
+            from numatune.report.diff import diff_text
+            sys.stdout.write("\n" + diff_text(root, plan.changes, Style()))
     return 0
 
 

@@ -100,3 +100,37 @@ def test_apply_names_what_waits_for_a_reboot_or_restart(cli, sdx, tmp_path):
     # A command to copy (with a long --root) is not wrapped.
     assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("undo with:"))
     assert cli("revert", "--last", "--root", root)[0] == 0
+
+
+def test_plan_diff_shows_exactly_what_apply_writes(cli, sdx, tmp_path):
+    """Every file the diff shows ends up, after a real apply, byte for byte as
+    the diff's new side; and no file apply edits is missing from the diff."""
+    import shutil
+    from conftest import tree_digest
+    from numatune.report.diff import file_edits
+    from numatune import engine
+    from numatune.root import Root
+    root = tmp_path / "copy"
+    shutil.copytree(sdx, root, symlinks=True)
+    before = tree_digest(root)
+    status, out, _ = cli("plan", "--root", root, "--diff")
+    assert status == 0 and tree_digest(root) == before  # planning wrote nothing
+    for path in ("/etc/sysctl.d/90-numatune.conf", "/etc/udev/rules.d/90-numatune.rules", "/etc/multipath.conf",
+                 "/etc/default/grub"):
+        assert ("+++ b" + path) in out
+    assert "+kernel.numa_balancing = 0\n" in out and "+# BEGIN numatune managed section" in out
+    r = Root(str(root))
+    plan, _ = engine.make_plan(r, engine.load_policy([], r))
+    edits = file_edits(r, plan.changes)
+    assert cli("apply", "--root", root, "--yes")[0] == 0
+    after = tree_digest(root)
+    changed_files = {"/" + p for p, v in after.items() if v[0] == "file" and before.get(p) != v}
+    assert {p for p, _, _ in edits} == {p for p in changed_files if not p.startswith(("/sys/", "/proc/"))}
+    for path, _, new in edits:
+        assert (root / path.lstrip("/")).read_bytes() == new
+    assert cli("revert", "--last", "--root", root)[0] == 0
+
+
+def test_diff_is_for_text_output(cli, sdx):
+    status, out, err = cli("plan", "--root", sdx, "--diff", "--format", "json")
+    assert status == 2 and out == "" and "--diff is for text output" in err

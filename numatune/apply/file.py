@@ -28,13 +28,19 @@ def _summary(state):
 
 def edit(root, path, editor, args):
     """New bytes (or None to remove) of ``path`` after ``editor``."""
-    fn = EDITORS[editor]
     old = root.read_bytes(path)
+    return old, edit_bytes(old, editor, args)
+
+
+def edit_bytes(old, editor, args):
+    """What ``editor`` makes of ``old`` (bytes, None: absent); pure. `plan
+    --diff` chains it over the writes to one file as apply would."""
+    fn = EDITORS[editor]
     if getattr(fn, "binary", False):
-        return old, fn(old, **args)
+        return fn(old, **args)
     text = None if old is None else old.decode("utf-8", "surrogateescape")
     new = fn(text, **args)
-    return old, None if new is None else new.encode("utf-8", "surrogateescape")
+    return None if new is None else new.encode("utf-8", "surrogateescape")
 
 
 def capture(root, write):

@@ -16,7 +16,7 @@ _numatune()
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --out --list-policies --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --help" -- "$cur")) ;;
     apply)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -27,7 +27,7 @@ _numatune()
             --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --confirm-within) return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --plan --yes --confirm-within --live-only --persistent-only --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --plan --yes --confirm-within --live-only --persistent-only --help" -- "$cur")) ;;
     revert)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -48,7 +48,7 @@ _numatune()
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
     check)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -58,7 +58,7 @@ _numatune()
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --out --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --help" -- "$cur")) ;;
     confirm)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -78,7 +78,7 @@ _numatune()
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
     esac
 }
 complete -F _numatune numatune
