@@ -13,9 +13,19 @@ from numatune.report.grouped import value
 from numatune.root import Root
 
 
-def _root(args):
+def _root(args, writes=False):
+    """The root to work under. A `numatune snapshot` archive is unpacked into a
+    private temporary directory for commands that only read."""
+    from numatune import snapshot
+    if snapshot.is_archive(args.root):
+        if writes:
+            raise UsageError("--root %s is a snapshot archive: %s writes, so it needs a directory" % (args.root,
+                                                                                                  args.command),
+                             "extract it: mkdir DIR && tar -xzf %s -C DIR, then --root DIR" % args.root)
+        return Root(snapshot.unpack(args.root))
     if not os.path.isdir(args.root):
-        raise UsageError("--root %s: no such directory" % args.root)
+        raise UsageError("--root %s: no such directory" % args.root,
+                         "give a directory, or an archive from `numatune snapshot`")
     return Root(args.root)
 
 
@@ -27,7 +37,7 @@ def _prepare(args):
     """Validate everything given before touching the host."""
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args)
+    root = _root(args, writes=args.command == "apply")
     policy = engine.load_policy(args.policy, root)
     return root, policy
 
@@ -128,7 +138,7 @@ def cmd_apply(args):
 
 def cmd_confirm(args):
     from numatune.apply.confirm import confirm
-    root = _root(args)
+    root = _root(args, writes=True)
     engine.require_write_access(root)
     marker = confirm(root, args.txid)
     print("transaction %s confirmed: the changes stay." % marker["txid"])
@@ -152,7 +162,7 @@ def _pick_transaction(root, args):
 def cmd_revert(args):
     from numatune.apply.lock import RunLock
     from numatune.apply.transaction import revert
-    root = _root(args)
+    root = _root(args, writes=True)
     engine.require_write_access(root)
     with RunLock(root):
         tx = _pick_transaction(root, args)
@@ -229,7 +239,8 @@ def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = _root(args)
     count = capture(root, args.out)
-    print("wrote %s (%d files); plan it offline with: numatune plan --root DIR" % (args.out, count))
+    print("wrote %s (%d files); plan it offline with: numatune plan --root %s" % (args.out, count, args.out))
+    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % args.out)
     return 0
 
 

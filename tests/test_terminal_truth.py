@@ -3,6 +3,7 @@ areas rules carry (or a family's name) and refuses to check nothing, a
 misspelt sysctl is a warning with a suggestion, and the summary says "the
 host matches the policy" only when nothing is unmet."""
 import json
+import os
 import re
 
 import pytest
@@ -140,3 +141,54 @@ def test_apply_names_what_waits_and_revert_says_the_undo_direction(cli, host, tm
     shown = cli("history", txid, "--root", root)[1]
     # One rendering of "unset" everywhere: the plan's, never Python's None.
     assert "None" not in shown and "(unset) -> 0" in shown
+
+
+def test_root_takes_a_snapshot_archive_for_reading_only(cli, host, tmp_path):
+    import subprocess
+    from conftest import tree_digest
+    root, policy = host
+    archive = tmp_path / "host.tar.gz"
+    status, out, _ = cli("snapshot", "--root", root, "--out", archive)
+    assert status == 0 and "--root %s" % archive in out
+    extracted = tmp_path / "by-tar"
+    extracted.mkdir()
+    subprocess.run(["tar", "-xzf", str(archive), "-C", str(extracted)], check=True)
+    by_tar = json.loads(cli("plan", "--root", extracted, "--policy", policy, "--format", "json")[1])
+    status, out, err = cli("plan", "--root", archive, "--policy", policy, "--format", "json")
+    assert status == 0, err
+    direct = json.loads(out)
+    for doc in (by_tar, direct):
+        doc["host"].pop("root")
+    assert direct == by_tar and direct["changes"]
+    assert cli("check", "--root", archive, "--policy", policy, "--format", "nagios")[0] == 2
+    assert cli("facts", "--root", archive, "--policy", policy)[0] == 0
+    digest = tree_digest(tmp_path, ignore=())
+    for command in (["apply", "--yes"], ["revert", "--last"], ["confirm"]):
+        status, out, err = cli(*command, "--root", archive, *(["--policy", policy] if command[0] == "apply" else []))
+        assert status == 2 and "snapshot archive" in err and "tar -xzf" in err, (command, err)
+    assert tree_digest(tmp_path, ignore=()) == digest
+
+
+def test_an_archive_cannot_write_outside_its_directory(tmp_path):
+    import io
+    import tarfile
+    from numatune.snapshot import unpack
+    archive = tmp_path / "evil.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        def add(name, data=b"x", link=None):
+            info = tarfile.TarInfo(name)
+            if link:
+                info.type, info.linkname = tarfile.SYMTYPE, link
+                tar.addfile(info)
+            else:
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        add("etc/hostname", b"ok\n")
+        add("../escaped")
+        add("/abs")
+        add("etc/out", link=str(tmp_path))
+        add("etc/out/through-link")
+    dest = unpack(str(archive))
+    assert open(os.path.join(dest, "etc/hostname")).read() == "ok\n"
+    assert not (tmp_path / "escaped").exists() and not (tmp_path / "through-link").exists()
+    assert oct(os.stat(dest).st_mode & 0o777) == "0o700"

@@ -76,9 +76,8 @@ _numatune()
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --help" -- "$cur")) ;;
     esac
 }
 complete -F _numatune numatune
