@@ -52,7 +52,7 @@ def _common(p, formats=("text", "json")):
 def build_parser():
     parser = _Parser(prog="numatune", description="Declarative NUMA and memory tuning for Oracle hosts.")
     parser.add_argument("--version", action="version", version="numatune " + __version__)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, help="what to do")
     sub.required = True
 
     p = sub.add_parser("plan", help="show what apply would change")
@@ -103,6 +103,15 @@ def build_parser():
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
     p.add_argument("--out", required=True, metavar="FILE.tar.gz", help="the archive to write")
     p.add_argument("--root", default="/", metavar="DIR", help="capture the host under DIR instead of /")
+
+    p = sub.add_parser("policy", help="show policies: the merged result of a stack, with where each key came from")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser, help="show or list")
+    verbs.required = True
+    v = verbs.add_parser("show", help="print the merged policy (after extends) with each key's file and line")
+    v.add_argument("refs", nargs="*", metavar="FILE|NAME",
+                   help="policy files or shipped names, stacked as --policy stacks them (default: as plan)")
+    v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+    verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
     p = sub.add_parser("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
     _common(p, formats=())  # a screen: no --format or --verbose to ignore

@@ -44,8 +44,8 @@ def _prepare(args):
 
 def cmd_plan(args):
     if args.list_policies:
-        from numatune.policy.stack import shipped_names
-        print("\n".join(shipped_names()))
+        from numatune.policy.show import shipped_list
+        print(shipped_list())
         return 0
     if args.diff and args.format != "text":
         raise UsageError("--diff is for text output", "the JSON plan carries each file write's editor and args")
@@ -250,3 +250,13 @@ def cmd_review(args):
     except ImportError:
         raise UsageError("the review screen is not installed", "pip install 'numatune[tui]' (or the numatune-tui RPM)")
     return numatune_tui.run(args)
+
+
+def cmd_policy(args):
+    from numatune.policy import show
+    if args.verb == "list":
+        print(show.shipped_list())
+        return 0
+    root = _root(args)
+    print(show.merged_text(engine.load_policy(args.refs, root)))
+    return 0

@@ -39,3 +39,31 @@ def test_a_bad_flag_points_to_its_subcommands_help(cli):
 def test_review_rejects_options_it_would_ignore(cli, flag):
     status, _, err = cli("review", *flag)
     assert status == 2 and "unrecognized arguments" in err and "numatune review --help" in err
+
+
+def test_list_policies_shows_each_description(cli):
+    from numatune.policy.stack import shipped_names
+    status, out, _ = cli("plan", "--list-policies")
+    lines = out.splitlines()
+    assert status == 0 and [line.split()[0] for line in lines] == shipped_names()
+    assert all(len(line.split(None, 1)) == 2 for line in lines)  # every one has a description
+    assert "NUMA-aware kernel and memory defaults" in out
+
+
+def test_policy_show_is_the_merged_policy_with_where_each_key_came_from(cli, tmp_path):
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    from conftest import write
+    from numatune.policy.stack import load
+    site = write(tmp_path, "site.toml", '[policy]\nname = "site"\nextends = ["oracle-numa"]\n'
+                                        '[sysctl]\n"vm.swappiness" = 10\n"vm.zone_reclaim_mode" = 1\n')
+    status, out, _ = cli("policy", "show", site)
+    assert status == 0
+    assert tomllib.loads(out) == load([str(site)]).data  # the text is the merged policy, as TOML
+    where = {line.split(" = ")[0]: line.rsplit("# ", 1)[1] for line in out.splitlines() if " = " in line}
+    assert where["\"vm.swappiness\""] == "%s:5" % site
+    assert where["\"vm.zone_reclaim_mode\""] == "%s:6" % site          # the site overrides the shipped value
+    assert where["transparent_hugepage"].endswith("oracle-numa.toml:15") or "oracle-numa.toml" in \
+        where["transparent_hugepage"]

@@ -6,7 +6,7 @@ _numatune()
         case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
     done
     case "$cmd" in
-    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot review --help --version" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot policy review --help --version" -- "$cur")) ;;
     plan)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -70,6 +70,10 @@ _numatune()
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--out --root --help" -- "$cur")) ;;
+    policy)
+        case "$prev" in
+        esac
+        COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
     review)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
