@@ -1,8 +1,12 @@
-"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot``.
+"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot | policy | review``.
 
-Exit status: 0 done, 1 a failure during apply/revert (after rollback),
-2 bad input. ``check`` follows the Nagios convention instead: 0 compliant,
-1 warning, 2 critical, 3 could not check.
+Exit status: 0 done, 1 a failure during apply/revert (after rollback), or an
+apply that the kernel took in part (a HugePages pool filled less than asked:
+the finding says how much), or a revert that left values alone or failed, 2
+bad input, including another run holding the lock
+(/var/lib/numatune/lock), not being root, and a host that drifted from a
+saved plan. ``check`` follows the Nagios convention instead: 0 compliant, 1
+warning, 2 critical, 3 could not check.
 """
 import argparse
 import sys

@@ -116,10 +116,10 @@ def test_filters_and_search(review_root):
             assert "area memory" in _text(app, "#status")
             await pilot.press("f")  # back to every area
             assert screen.filters.area is None
-            await pilot.press("r")  # this plan has no high-risk change and no critical finding
+            await pilot.press("k")  # this plan has no high-risk change and no critical finding
             assert screen.rows == []
             assert "nothing matches" in _text(app, "#details")
-            await pilot.press("r", "v")  # findings: warning and worse
+            await pilot.press("k", "v")  # findings: warning and worse
             findings = [r.item.severity for r in screen.rows if r.kind == "finding"]
             assert findings == ["warning"]
             await pilot.press("v", "v")
@@ -254,7 +254,7 @@ def test_five_thousand_changes_stay_responsive(tmp_path):
             screen = app.screen
             table = screen.query_one("#plan", DataTable)
             kernel = sum(1 for c in plan.changes if c.area == "kernel")
-            assert screen.rows[0].count == kernel and len(screen.rows) == kernel + len(AREAS) + 1
+            assert screen.rows[0].count == kernel and len(screen.rows) == kernel + len(AREAS) + 1 + len(plan.findings)  # critical: findings open
             # Keys work while the rest of the rows are still being added.
             await pilot.press("end")
             await pilot.press("space")
