@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from numatune import __version__  # noqa: E402
 from numatune.cli import build_parser  # noqa: E402
+from numatune.apply.journal import JOURNAL_DIR  # noqa: E402
 from numatune.families.registry import selectors  # noqa: E402
 from numatune.policy.stack import shipped_names  # noqa: E402
 
@@ -79,6 +80,15 @@ def completion(parser):
                        % ("|".join(action.option_strings), values) if values else
                        "            %s) return ;;" % "|".join(action.option_strings))
         out.append("        esac")
+        if any(a.metavar == "TXID" for a in positionals(sub)):
+            # Transaction ids from the journal under --root (default /), newest first as history lists them.
+            out += ['        case "$cur" in -*) ;; *)',
+                    "            local r=/ j",
+                    "            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && "
+                    "r=${COMP_WORDS[j+1]}; done",
+                    '            COMPREPLY=($(compgen -W "$(cd "$r%s" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null '
+                    '| sed \'s/\\.jsonl$//\')" -- "$cur")); return ;;' % JOURNAL_DIR,
+                    "        esac"]
         flags = [s for a in options(sub) for s in a.option_strings if s.startswith("--")] + ["--help"]
         out.append('        COMPREPLY=($(compgen -W "%s" -- "$cur")) ;;' % " ".join(flags))
     out += ["    esac", "}", "complete -F _numatune numatune", ""]

@@ -67,3 +67,29 @@ def test_policy_show_is_the_merged_policy_with_where_each_key_came_from(cli, tmp
     assert where["\"vm.zone_reclaim_mode\""] == "%s:6" % site          # the site overrides the shipped value
     assert where["transparent_hugepage"].endswith("oracle-numa.toml:15") or "oracle-numa.toml" in \
         where["transparent_hugepage"]
+
+
+def test_completion_offers_transaction_ids_from_the_roots_journal(tmp_path):
+    import shutil
+    import subprocess
+    from conftest import REPO, write
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    for txid in ("20261101T100000-000001-1", "20261102T100000-000002-1"):
+        write(tmp_path, "var/lib/numatune/journal/%s.jsonl" % txid, "{}\n")
+    for cmd in ("revert", "history", "confirm"):
+        words = ["numatune", cmd, "--root", str(tmp_path), "2026110"]
+        script = ("source %s; COMP_WORDS=(%s); COMP_CWORD=%d; _numatune; printf '%%s\\n' \"${COMPREPLY[@]}\""
+                  % (REPO / "packaging/completion/numatune.bash", " ".join("'%s'" % w for w in words),
+                     len(words) - 1))
+        got = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+        assert got == ["20261102T100000-000002-1", "20261101T100000-000001-1"], (cmd, got)
+
+
+def test_man_page_has_the_sections_a_dba_looks_for():
+    from conftest import REPO
+    page = (REPO / "packaging/man/numatune.8").read_text()
+    for section in ("EXAMPLES", "TUI KEYS", "EXIT STATUS", "ENVIRONMENT", "FILES"):
+        assert ".SH %s" % section in page
+    assert "NO_COLOR" in page and "lock" in page and "HugePages" in page
+    assert "numatune plan \\-\\-root host.tar.gz" in page

@@ -33,11 +33,21 @@ _numatune()
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
+        esac
         COMPREPLY=($(compgen -W "--last --force --root --format --help" -- "$cur")) ;;
     history)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+        esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --format --help" -- "$cur")) ;;
     facts)
@@ -62,6 +72,11 @@ _numatune()
     confirm)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --help" -- "$cur")) ;;
     snapshot)
