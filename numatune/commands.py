@@ -2,7 +2,6 @@
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
 import sys
-import textwrap
 
 from numatune import engine
 from numatune.report import jsonout
@@ -37,7 +36,7 @@ def _prepare(args):
     """Validate everything given before touching the host."""
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args, writes=args.command == "apply")
+    root = _root(args, writes=getattr(args, "command", None) == "apply")
     policy = engine.load_policy(args.policy, root)
     return root, policy
 
@@ -123,8 +122,9 @@ def cmd_apply(args):
                      "findings": [f.to_json() for f in findings]})
     else:
         print("")
-        print(textwrap.fill("transaction %s: %d change(s), %d write(s) applied and verified."
-                            % (txid, len(changes), len(ops)), 79))
+        # Two lines, never wrapped mid-phrase: the txid is long and scripts look for "applied and verified".
+        print("transaction %s:" % txid)
+        print("  %d change(s), %d write(s) applied and verified." % (len(changes), len(ops)))
         for line in waiting_lines(changes, findings):
             print(line)
         for f in findings:
