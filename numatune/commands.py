@@ -122,9 +122,8 @@ def cmd_apply(args):
                      "findings": [f.to_json() for f in findings]})
     else:
         print("")
-        # Two lines, never wrapped mid-phrase: the txid is long and scripts look for "applied and verified".
-        print("transaction %s:" % txid)
-        print("  %d change(s), %d write(s) applied and verified." % (len(changes), len(ops)))
+        # One line, never wrapped: scripts read the txid and "applied and verified" from it.
+        print("transaction %s: %d change(s), %d write(s) applied and verified." % (txid, len(changes), len(ops)))
         for line in waiting_lines(changes, findings):
             print(line)
         for f in findings:

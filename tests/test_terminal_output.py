@@ -97,8 +97,8 @@ def test_apply_names_what_waits_for_a_reboot_or_restart(cli, sdx, tmp_path):
     assert "%d change(s) take effect after a restart:" % len(restart) in after
     for c in reboot + restart:
         assert "  " + c["target"][:40] in after
-    # A command to copy (with a long --root) is not wrapped.
-    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("undo with:"))
+    # A command to copy (with a long --root) and the txid line scripts read are not wrapped.
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith(("undo with:", "transaction ")))
     assert cli("revert", "--last", "--root", root)[0] == 0
 
 
