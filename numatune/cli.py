@@ -1,45 +1,69 @@
-"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot``.
+"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot | policy | review``.
 
-Exit status: 0 done, 1 a failure during apply/revert (after rollback),
-2 bad input. ``check`` follows the Nagios convention instead: 0 compliant,
-1 warning, 2 critical, 3 could not check.
+Exit status: 0 done, 1 a failure during apply/revert (after rollback), or an
+apply that the kernel took in part (a HugePages pool filled less than asked:
+the finding says how much), or a revert that left values alone or failed, 2
+bad input, including another run holding the lock
+(/var/lib/numatune/lock), not being root, and a host that drifted from a
+saved plan. ``check`` follows the Nagios convention instead: 0 compliant, 1
+warning, 2 critical, 3 could not check.
 """
 import argparse
 import sys
 
 from numatune import __version__
 from numatune.errors import NumatuneError, missing_library
-from numatune.model import AREAS
+from numatune.families.registry import selectors
+
+
+ROOT_HELP = "read and write under DIR instead of / (a copy, or a `numatune snapshot` directory)"
+FORMAT_HELP = "output format (default: text)"
+TXID_HELP = "a transaction id from `numatune history`"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        # One line and exit 2, like every other bad input.
+        # One line and exit 2, like every other bad input; a misspelt choice gets a suggestion.
+        import difflib
+        import re
+        m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(3))
+            close = difflib.get_close_matches(m.group(2), choices, 1)
+            what = "command" if m.group(1) == "COMMAND" else m.group(1)
+            message = "unknown %s %r (%s)" % (what, m.group(2), "did you mean %r?" % close[0] if close
+                                              else "choose from " + ", ".join(choices))
         sys.stderr.write("numatune: %s (see `%s --help`)\n" % (message, self.prog))
         sys.exit(2)
 
 
 def _common(p, formats=("text", "json")):
-    p.add_argument("--root", default="/", metavar="DIR",
-                   help="read and write under DIR instead of / (a snapshot or a copy)")
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
     p.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
                    help="policy file or shipped name; repeat to stack (default: "
                         "/etc/numatune/policy.toml, else oracle-numa)")
-    p.add_argument("--only", action="append", default=[], metavar="AREA", choices=None,
-                   help="only this area: %s (repeatable)" % ", ".join(AREAS))
-    p.add_argument("--skip", action="append", default=[], metavar="AREA", help="skip this area (repeatable)")
-    p.add_argument("--format", choices=formats, default="text")
+    p.add_argument("--only", action="append", default=[], metavar="AREA",
+                   help="only rules of this area or family: %s (repeatable; one that selects nothing is an "
+                        "error)" % ", ".join(selectors()))
+    p.add_argument("--skip", action="append", default=[], metavar="AREA",
+                   help="skip rules of this area or family (repeatable)")
+    if formats:
+        p.add_argument("--format", choices=formats, default="text", help=FORMAT_HELP)
+        p.add_argument("--verbose", "-v", action="store_true",
+                       help="text: every change and value in full, not grouped by rule (JSON is always full)")
 
 
 def build_parser():
     parser = _Parser(prog="numatune", description="Declarative NUMA and memory tuning for Oracle hosts.")
     parser.add_argument("--version", action="version", version="numatune " + __version__)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, help="what to do")
     sub.required = True
 
     p = sub.add_parser("plan", help="show what apply would change")
     _common(p)
     p.add_argument("--out", metavar="FILE", help="also save the plan as JSON for `apply --plan`")
+    p.add_argument("--diff", action="store_true",
+                   help="also show the unified diff of every file apply would edit (text output)")
     p.add_argument("--list-policies", action="store_true", help="list the shipped policies and exit")
 
     p = sub.add_parser("apply", help="apply the plan, journaled and reversible")
@@ -55,16 +79,16 @@ def build_parser():
     scope.add_argument("--persistent-only", action="store_true", help="only persistent and boot changes")
 
     p = sub.add_parser("revert", help="undo a transaction exactly")
-    p.add_argument("txid", nargs="?", metavar="TXID")
+    p.add_argument("txid", nargs="?", metavar="TXID", help=TXID_HELP)
     p.add_argument("--last", action="store_true", help="the newest transaction not yet reverted")
     p.add_argument("--force", action="store_true", help="also restore values changed since by someone else")
-    p.add_argument("--root", default="/", metavar="DIR")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
     p = sub.add_parser("history", help="list transactions in the journal")
-    p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's writes")
-    p.add_argument("--root", default="/", metavar="DIR")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's changes (%s)" % TXID_HELP)
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+    p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
     p = sub.add_parser("facts", help="show what numatune sees on the host")
     _common(p)
@@ -78,14 +102,23 @@ def build_parser():
 
     p = sub.add_parser("confirm", help="keep a transaction applied with --confirm-within")
     p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")
-    p.add_argument("--root", default="/", metavar="DIR")
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
-    p.add_argument("--out", required=True, metavar="FILE.tar.gz")
-    p.add_argument("--root", default="/", metavar="DIR")
+    p.add_argument("--out", required=True, metavar="FILE.tar.gz", help="the archive to write")
+    p.add_argument("--root", default="/", metavar="DIR", help="capture the host under DIR instead of /")
+
+    p = sub.add_parser("policy", help="show policies: the merged result of a stack, with where each key came from")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser, help="show or list")
+    verbs.required = True
+    v = verbs.add_parser("show", help="print the merged policy (after extends) with each key's file and line")
+    v.add_argument("refs", nargs="*", metavar="FILE|NAME",
+                   help="policy files or shipped names, stacked as --policy stacks them (default: as plan)")
+    v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+    verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
     p = sub.add_parser("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
-    _common(p)
+    _common(p, formats=())  # a screen: no --format or --verbose to ignore
     return parser
 
 
@@ -93,7 +126,11 @@ def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # An unknown flag belongs to the subcommand: point to its help, not the top-level one.
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            sub.choices[args.command].error("unrecognized arguments: %s" % " ".join(extra))
     except SystemExit as e:
         # check speaks Nagios: a wrong flag is "could not check" (3), not CRITICAL (2).
         if e.code == 2 and next((a for a in argv if not a.startswith("-")), None) == "check":

@@ -7,13 +7,24 @@ from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import UsageError
 from numatune.apply.journal import list_transactions, load
-from numatune.report.console import Style, clean, facts_text, history_text, plan_text
+from numatune.report.console import Style, clean, facts_text, finding_lines, history_text, plan_text, waiting_lines
+from numatune.report.grouped import value
 from numatune.root import Root
 
 
-def _root(args):
+def _root(args, writes=False):
+    """The root to work under. A `numatune snapshot` archive is unpacked into a
+    private temporary directory for commands that only read."""
+    from numatune import snapshot
+    if snapshot.is_archive(args.root):
+        if writes:
+            raise UsageError("--root %s is a snapshot archive: %s writes, so it needs a directory" % (args.root,
+                                                                                                  args.command),
+                             "extract it: mkdir DIR && tar -xzf %s -C DIR, then --root DIR" % args.root)
+        return Root(snapshot.unpack(args.root))
     if not os.path.isdir(args.root):
-        raise UsageError("--root %s: no such directory" % args.root)
+        raise UsageError("--root %s: no such directory" % args.root,
+                         "give a directory, or an archive from `numatune snapshot`")
     return Root(args.root)
 
 
@@ -25,16 +36,18 @@ def _prepare(args):
     """Validate everything given before touching the host."""
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args)
+    root = _root(args, writes=getattr(args, "command", None) == "apply")
     policy = engine.load_policy(args.policy, root)
     return root, policy
 
 
 def cmd_plan(args):
     if args.list_policies:
-        from numatune.policy.stack import shipped_names
-        print("\n".join(shipped_names()))
+        from numatune.policy.show import shipped_list
+        print(shipped_list())
         return 0
+    if args.diff and args.format != "text":
+        raise UsageError("--diff is for text output", "the JSON plan carries each file write's editor and args")
     root, policy = _prepare(args)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
@@ -47,7 +60,10 @@ def cmd_plan(args):
     if args.format == "json":
         _print_json(plan.to_json())
     else:
-        print(plan_text(plan))
+        print(plan_text(plan, verbose=args.verbose))
+        if args.diff:
+            from numatune.report.diff import diff_text
+            sys.stdout.write("\n" + diff_text(root, plan.changes, Style()))
     return 0
 
 
@@ -76,7 +92,7 @@ def cmd_apply(args):
                        policy=plan.policy)
     text = args.format == "text"
     if text:
-        print(plan_text(shown))
+        print(plan_text(shown, verbose=args.verbose))
     if not changes:
         # Nothing to write still means a run: the lock, and no half-done transaction.
         engine.check_ready(root)
@@ -113,12 +129,12 @@ def cmd_apply(args):
                      "findings": [f.to_json() for f in findings]})
     else:
         print("")
-        reboot = [c for c in changes if c.reboot_required]
+        # One line, never wrapped: scripts read the txid and "applied and verified" from it.
         print("transaction %s: %d change(s), %d write(s) applied and verified." % (txid, len(changes), len(ops)))
-        if reboot:
-            print("%d change(s) take effect at the next reboot." % len(reboot))
+        for line in waiting_lines(changes, findings):
+            print(line)
         for f in findings:
-            print("  %s %s" % (style(f.severity, "%-8s" % f.severity.upper()), f.message))
+            print("\n".join(finding_lines(f, style)))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
     status = max([f.exit_status for f in findings] + [0])
     if window:
@@ -128,7 +144,7 @@ def cmd_apply(args):
 
 def cmd_confirm(args):
     from numatune.apply.confirm import confirm
-    root = _root(args)
+    root = _root(args, writes=True)
     engine.require_write_access(root)
     marker = confirm(root, args.txid)
     print("transaction %s confirmed: the changes stay." % marker["txid"])
@@ -152,7 +168,7 @@ def _pick_transaction(root, args):
 def cmd_revert(args):
     from numatune.apply.lock import RunLock
     from numatune.apply.transaction import revert
-    root = _root(args)
+    root = _root(args, writes=True)
     engine.require_write_access(root)
     with RunLock(root):
         tx = _pick_transaction(root, args)
@@ -166,7 +182,7 @@ def cmd_revert(args):
         _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
     else:
         for line in restored:
-            print("  undid %s" % clean(line))
+            print("  %s" % clean(line))
         for line in skipped:
             print("  LEFT ALONE %s: changed since by someone else" % clean(line))
         for line in failed:
@@ -201,8 +217,8 @@ def cmd_history(args):
             return 0
         print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
         for c in tx.changes:
-            print(clean("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), c.get("current"),
-                                                  c.get("desired"))))
+            print(clean("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), value(c.get("current")),
+                                                  value(c.get("desired")))))
         for line in _failed_undos(tx):
             print(clean(line))
         _print_problems(tx.problems)
@@ -242,7 +258,8 @@ def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = _root(args)
     count = capture(root, args.out)
-    print("wrote %s (%d files); plan it offline with: numatune plan --root DIR" % (args.out, count))
+    print("wrote %s (%d files); plan it offline with: numatune plan --root %s" % (args.out, count, args.out))
+    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % args.out)
     return 0
 
 
@@ -252,3 +269,13 @@ def cmd_review(args):
     except ImportError:
         raise UsageError("the review screen is not installed", "pip install 'numatune[tui]' (or the numatune-tui RPM)")
     return numatune_tui.run(args)
+
+
+def cmd_policy(args):
+    from numatune.policy import show
+    if args.verb == "list":
+        print(show.shipped_list())
+        return 0
+    root = _root(args)
+    print(show.merged_text(engine.load_policy(args.refs, root)))
+    return 0

@@ -8,19 +8,21 @@ import os
 from numatune import plan as plan_mod
 from numatune.errors import DriftError, HostError, NumatuneError, RefusedError, UsageError
 from numatune.facts import kernel, once, procs, topology
-from numatune.families.registry import FAMILIES, for_facts, for_host
-from numatune.model import AREAS, Plan, refusals
+from numatune.families.registry import FAMILIES, for_facts, for_host, selectors
+from numatune.model import Plan, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
 
 
 def check_areas(names):
+    """Each --only/--skip name is an area a rule carries or a family's name."""
+    known = selectors()
     for name in names or ():
-        if name not in AREAS:
+        if name not in known:
             import difflib
-            close = difflib.get_close_matches(name, AREAS, 1)
+            close = difflib.get_close_matches(name, known, 1)
             raise UsageError("unknown area %r" % name,
-                             "did you mean %r?" % close[0] if close else "areas: %s" % ", ".join(AREAS))
+                             "did you mean %r?" % close[0] if close else "areas: %s" % ", ".join(known))
 
 
 def load_policy(refs, root):
@@ -52,9 +54,16 @@ def gather(root, data, every=False):
     return resolve(data, facts)
 
 
-def make_plan(root, policy, only=None, skip=None):
+def make_plan(root, policy, only=None, skip=None, strict=True):
+    """The plan and the facts. ``strict``: an --only name that selects no rule
+    of the policy is a UsageError (a check of nothing must never read OK)."""
     facts = gather(root, policy.data)
-    return plan_mod.build(policy.data, facts, only, skip), facts
+    plan = plan_mod.build(policy.data, facts, only, skip)
+    if strict and plan.unselected:
+        raise UsageError("--only %s selects nothing: the policy has no rule there on this host"
+                         % ", ".join(plan.unselected),
+                         "areas and families: %s" % ", ".join(selectors()))
+    return plan, facts
 
 
 def require_write_access(root):
@@ -133,7 +142,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     after = {}
 
     def verify():
-        plan, facts = make_plan(root, policy, only, skip)
+        plan, facts = make_plan(root, policy, only, skip, strict=False)
         after["plan"], after["facts"] = plan, facts
         still = {c.id: c for c in plan.changes}
         problems = []

@@ -5,7 +5,9 @@ from typing import List, Optional
 SCOPES = ("live", "persistent", "boot")
 SEVERITIES = ("info", "warning", "critical")
 RISKS = ("low", "medium", "high")
-AREAS = ("kernel", "memory", "sysctl", "storage", "network", "cpu", "oracle")
+# The areas changes and findings carry; `--only`/`--skip` also take a family's
+# name (numatune.families.registry.selectors()).
+AREAS = ("kernel", "memory", "storage", "network", "cpu", "oracle")
 
 
 @dataclass
@@ -154,6 +156,9 @@ class Plan:
     findings: List[Finding] = field(default_factory=list)
     compliant: List[Compliant] = field(default_factory=list)
     policy: dict = field(default_factory=dict)
+    # `--only` names that selected no rule of the policy (not in the JSON: the
+    # plan is refused before anyone reads it).
+    unselected: List[str] = field(default_factory=list, repr=False, compare=False)
 
     def to_json(self):
         return {

@@ -1,5 +1,5 @@
 """The plan: a pure function of the policy and the facts."""
-from numatune.families.registry import for_facts
+from numatune.families.registry import for_facts, keeps
 from numatune.model import AREAS, Change, Compliant, Finding, Plan
 
 
@@ -19,13 +19,14 @@ def host_summary(facts):
 
 def build(data, facts, only=None, skip=None):
     plan = Plan(host=host_summary(facts), policy=data)
+    matched = set()
     # Only the families whose facts were read: the others yield nothing here.
     for family in for_facts(data, facts):
         for item in family.diff(data, facts):
             item.family = family.name
-            area = item.area
-            if (only and area not in only) or (skip and area in skip):
+            if not keeps(item, family.name, only, skip):
                 continue
+            matched.update((item.area, family.name))
             if isinstance(item, Change):
                 plan.changes.append(item)
             elif isinstance(item, Finding):
@@ -34,6 +35,8 @@ def build(data, facts, only=None, skip=None):
                 plan.compliant.append(item)
             else:  # pragma: no cover - a family bug, not user input
                 raise TypeError("%s.diff yielded %r" % (family.name, item))
+    # An --only that keeps nothing must not read as "all clear" (engine.make_plan refuses it).
+    plan.unselected = [name for name in (only or ()) if name not in matched]
     order = {a: i for i, a in enumerate(AREAS)}
     # A stable sort keeps each family's own order (hugepages shrink before grow).
     plan.changes.sort(key=lambda c: order.get(c.area, len(order)))

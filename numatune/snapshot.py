@@ -162,3 +162,50 @@ if __name__ == "__main__":
     # python -m numatune.snapshot --sync-sh packaging/numatune-snapshot.sh
     if sys.argv[1:2] == ["--sync-sh"]:
         print("updated" if sync_sh(sys.argv[2]) else "in step")
+
+
+def is_archive(path):
+    return os.path.isfile(path) and tarfile.is_tarfile(path)
+
+
+def _safe_members(tar):
+    """Members that stay inside the destination: no absolute or '..' names, no
+    devices, nothing written through a link the archive itself made."""
+    links, out = set(), []
+    for m in tar.getmembers():
+        parts = [p for p in m.name.split("/") if p not in ("", ".")]
+        if m.name.startswith("/") or ".." in parts or not (m.isfile() or m.isdir() or m.issym()):
+            continue
+        if any("/".join(parts[:i]) in links for i in range(1, len(parts))):
+            continue
+        if m.issym():
+            links.add("/".join(parts))
+        out.append(m)
+    return out
+
+
+def unpack(path):
+    """Extract a snapshot archive into a private temporary directory (removed
+    at exit) and return the root in it: what ``--root host.tar.gz`` plans on,
+    read-only."""
+    import atexit
+    import shutil
+    import tempfile
+    from numatune.errors import UsageError
+    dest = tempfile.mkdtemp(prefix="numatune-root-")  # mode 0700: only this user reads the host's files
+    atexit.register(shutil.rmtree, dest, True)
+    try:
+        with tarfile.open(path) as tar:
+            members = _safe_members(tar)
+            # The members were checked above; "fully_trusted" keeps sysfs's links and modes as captured.
+            extra = {"filter": "fully_trusted"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(dest, members=members, **extra)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise UsageError("--root %s: cannot read the archive (%s)" % (path, e),
+                         "make a new one with `numatune snapshot --out FILE.tar.gz`")
+    # A capture made by hand may hold one top directory with the tree inside.
+    entries = os.listdir(dest)
+    if len(entries) == 1 and os.path.isdir(os.path.join(dest, entries[0])) and entries[0] not in ("etc", "sys",
+                                                                                                  "proc"):
+        return os.path.join(dest, entries[0])
+    return dest

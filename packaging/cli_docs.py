@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from numatune import __version__  # noqa: E402
 from numatune.cli import build_parser  # noqa: E402
-from numatune.model import AREAS  # noqa: E402
+from numatune.apply.journal import JOURNAL_DIR  # noqa: E402
+from numatune.families.registry import selectors  # noqa: E402
 from numatune.policy.stack import shipped_names  # noqa: E402
 
 COMPLETION = os.path.join(HERE, "completion", "numatune.bash")
@@ -47,7 +48,7 @@ def _values(action):
         return '-W "%s"' % " ".join(action.choices)
     metavar = action.metavar or ""
     if metavar == "AREA":
-        return '-W "%s"' % " ".join(AREAS)
+        return '-W "%s"' % " ".join(selectors())
     if metavar == "FILE|NAME":
         return '-f -W "%s"' % " ".join(shipped_names())
     if "DIR" in metavar:
@@ -79,6 +80,15 @@ def completion(parser):
                        % ("|".join(action.option_strings), values) if values else
                        "            %s) return ;;" % "|".join(action.option_strings))
         out.append("        esac")
+        if any(a.metavar == "TXID" for a in positionals(sub)):
+            # Transaction ids from the journal under --root (default /), newest first as history lists them.
+            out += ['        case "$cur" in -*) ;; *)',
+                    "            local r=/ j",
+                    "            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && "
+                    "r=${COMP_WORDS[j+1]}; done",
+                    '            COMPREPLY=($(compgen -W "$(cd "$r%s" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null '
+                    '| sed \'s/\\.jsonl$//\')" -- "$cur")); return ;;' % JOURNAL_DIR,
+                    "        esac"]
         flags = [s for a in options(sub) for s in a.option_strings if s.startswith("--")] + ["--help"]
         out.append('        COMPREPLY=($(compgen -W "%s" -- "$cur")) ;;' % " ".join(flags))
     out += ["    esac", "}", "complete -F _numatune numatune", ""]
@@ -130,8 +140,22 @@ def manpage(parser):
             if action.choices and "{" not in text:
                 text = (text + " " if text else "") + "One of: %s." % ", ".join(action.choices)
             out += [".TP", label, _roff(text)]
+    out += [".SH EXAMPLES"]
+    for text, command in EXAMPLES:
+        out += [".TP", "\\fB%s\\fR" % _roff(command), _roff(text)]
+    out += [".SH TUI KEYS", _roff("numatune review shows the plan as a table; these keys work on it (? or F1 "
+                                   "shows them on screen, ctrl+p lists the commands):"), ".RS"]
+    for key, text in tui_keys():
+        out += [".TP", "\\fB%s\\fR" % _roff(key), _roff(text)]
+    out += [".RE"]
     out += [".SH EXIT STATUS", _roff(status),
+            ".SH ENVIRONMENT",
+            ".TP", "\\fBNO_COLOR\\fR", _roff("When set (to anything), text output has no colours; colours are "
+                                             "also off when the output is not a terminal."),
+            ".TP", "\\fBTERM\\fR", _roff("numatune review needs a terminal that TERM describes.")]
+    out += [
             ".SH FILES",
+            ".TP", "\\fI/var/lib/numatune/lock\\fR", _roff("Held by apply, revert and confirm: a second run exits 2."),
             ".TP", "\\fI/etc/numatune/policy.toml\\fR", _roff("The site policy, used when no --policy is given."),
             ".TP", "\\fI/usr/share/numatune/policies/\\fR", _roff("Shipped policies: %s." % ", ".join(shipped_names())),
             ".TP", "\\fI/var/lib/numatune/journal/\\fR", _roff("The write-ahead journal revert reads."),
@@ -140,6 +164,26 @@ def manpage(parser):
                   "/var/lib/node_exporter/textfile_collector/numatune.prom."),
             ".SH SEE ALSO", "\\fBsystemd.timer\\fR(5), \\fBsysctl.d\\fR(5), \\fBgrubby\\fR(8)", ""]
     return "\n".join(out)
+
+
+EXAMPLES = [
+    ("What would change on this host, and why, grouped by rule.", "numatune plan"),
+    ("The same with every file edit as a unified diff.", "numatune plan --diff"),
+    ("Plan a host offline from its snapshot archive.", "numatune plan --root host.tar.gz"),
+    ("Only the sysctl rules; an --only that selects nothing is an error.", "numatune plan --only sysctl"),
+    ("Apply after reading the plan; undo the newest transaction.", "numatune apply && numatune revert --last"),
+    ("Nagios/Icinga check of the site policy.", "numatune check --format nagios"),
+    ("The site policy merged with what it extends, each key with its file and line.",
+     "numatune policy show /etc/numatune/policy.toml"),
+]
+
+
+def tui_keys():
+    """(key, what it does) of the review screen, from its own bindings when Textual is installed."""
+    # keys.py is plain data (no Textual): the page is the same wherever it is generated.
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tui"))
+    from numatune_tui.keys import man_keys
+    return man_keys()
 
 
 def outputs():

@@ -154,7 +154,7 @@ def test_the_toy_family_in_the_developer_docs_plans_and_applies(tmp_path, monkey
     families = registry.FAMILIES + (toy.FAMILY,)
     assert problems(families) == []
     # The one line the docs say to add, in the registry's declared table.
-    monkeypatch.setattr(registry, "DECLARED", registry.DECLARED + (registry.Declared("toy", ("toy",)),))
+    monkeypatch.setattr(registry, "DECLARED", registry.DECLARED + (registry.Declared("toy", ("kernel",), ("toy",)),))
     assert [f.name for f in registry.FAMILIES] == [f.name for f in families]
     assert registry.for_policy({"toy": {}})[-1] is toy.FAMILY and toy.FAMILY not in registry.for_policy({})
     (tmp_path / "proc/sys/kernel").mkdir(parents=True)

@@ -8,6 +8,7 @@ from conftest import STATE, tree_digest
 from tui_support import fake_plan, make_app, review_root, run, settle  # noqa: F401 (review_root: a fixture)
 
 from numatune.errors import PolicyError
+from numatune.model import AREAS
 from textual.widgets import DataTable, Input, Static
 
 
@@ -115,10 +116,10 @@ def test_filters_and_search(review_root):
             assert "area memory" in _text(app, "#status")
             await pilot.press("f")  # back to every area
             assert screen.filters.area is None
-            await pilot.press("r")  # this plan has no high-risk change and no critical finding
+            await pilot.press("k")  # this plan has no high-risk change and no critical finding
             assert screen.rows == []
             assert "nothing matches" in _text(app, "#details")
-            await pilot.press("r", "v")  # findings: warning and worse
+            await pilot.press("k", "v")  # findings: warning and worse
             findings = [r.item.severity for r in screen.rows if r.kind == "finding"]
             assert findings == ["warning"]
             await pilot.press("v", "v")
@@ -200,7 +201,7 @@ def test_a_refused_write_shows_the_failure_and_the_rollback(review_root):
             log = "\n".join(str(line.text) for line in screen.query_one("#apply-log").lines)
             assert "wrote /proc/sys/kernel/numa_balancing: 1 -> 0" in log
             assert "Is a directory" in log and "rolled back 1 write(s)" in log
-            assert "undid /proc/sys/kernel/numa_balancing: 1 -> 0" in log
+            assert "/proc/sys/kernel/numa_balancing: 0 -> 1 restored" in log
             assert ": rolled back" in log  # the journal's own verdict
     run(go())
     assert _read(root, "/proc/sys/kernel/numa_balancing") == "1\n"
@@ -253,7 +254,7 @@ def test_five_thousand_changes_stay_responsive(tmp_path):
             screen = app.screen
             table = screen.query_one("#plan", DataTable)
             kernel = sum(1 for c in plan.changes if c.area == "kernel")
-            assert screen.rows[0].count == kernel and len(screen.rows) == kernel + 8
+            assert screen.rows[0].count == kernel and len(screen.rows) == kernel + len(AREAS) + 1 + len(plan.findings)  # critical: findings open
             # Keys work while the rest of the rows are still being added.
             await pilot.press("end")
             await pilot.press("space")

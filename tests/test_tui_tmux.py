@@ -83,3 +83,40 @@ def test_review_in_a_real_terminal(review_root, tmp_path):
         assert status_file.read_text().strip() == "0"
     finally:
         term.stop()
+
+
+def test_help_and_palette_in_a_real_terminal(review_root, tmp_path):
+    """`?` opens the keys screen, F1 too; ctrl+p lists numatune's own commands."""
+    root, policy = review_root
+    status_file = tmp_path / "status"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tui")]), TERM="xterm-256color")
+    env.pop("TMUX", None)
+    term = Tmux(tmp_path)
+    try:
+        term.start([sys.executable, "-m", "numatune", "review", "--root", str(root), "--policy", str(policy)],
+                   status_file, env)
+        shown = term.wait_for("? Keys")
+        assert "tab Pane" in shown and "s All" in shown and "u None" in shown
+        term.keys("?")
+        shown = term.wait_for("numatune review: keys")
+        assert "revert the transaction under the cursor" in shown or "select or deselect" in shown
+        term.keys("Escape")
+        term.wait_for("kernel: 2 changes")
+        term.keys("F1")
+        term.wait_for("numatune review: keys")
+        term.keys("Escape")
+        term.wait_for("kernel: 2 changes")
+        time.sleep(0.5)  # a lone Escape, not an Alt prefix for the next key
+        term.keys("C-p")
+        term.wait_for("Search for commands")
+        term.keys("Apply sel")
+        shown = term.wait_for("Apply selected changes")
+        term.keys("Escape")
+        term.keys("q")
+        deadline = time.monotonic() + 15
+        while not (status_file.exists() and status_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status_file.read_text().strip() == "0"
+        assert (root / "proc/sys/kernel/numa_balancing").read_text() == "1\n"  # nothing applied
+    finally:
+        term.stop()

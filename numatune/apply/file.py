@@ -31,13 +31,19 @@ def _summary(state):
 
 def edit(root, path, editor, args):
     """New bytes (or None to remove) of ``path`` after ``editor``."""
-    fn = EDITORS[editor]
     old = root.read_bytes(path)
+    return old, edit_bytes(old, editor, args)
+
+
+def edit_bytes(old, editor, args):
+    """What ``editor`` makes of ``old`` (bytes, None: absent); pure. `plan
+    --diff` chains it over the writes to one file as apply would."""
+    fn = EDITORS[editor]
     if getattr(fn, "binary", False):
-        return old, fn(old, **args)
+        return fn(old, **args)
     text = None if old is None else old.decode("utf-8", "surrogateescape")
     new = fn(text, **args)
-    return old, None if new is None else new.encode("utf-8", "surrogateescape")
+    return None if new is None else new.encode("utf-8", "surrogateescape")
 
 
 def capture(root, write):
@@ -117,4 +123,13 @@ def describe(op):
     return "%s: edit (%s)" % (op["path"], op["editor"])
 
 
-__all__ = ["capture", "perform", "current_matches", "restore", "describe", "_summary"]
+def describe_undo(op):
+    b, a = op["before"], op["after"]
+    if not b["exists"]:
+        return "%s: removed (apply created it)" % op["path"]
+    if not a["exists"]:
+        return "%s: recreated as before apply" % op["path"]
+    return "%s: restored as before apply (undid %s)" % (op["path"], op["editor"])
+
+
+__all__ = ["capture", "perform", "current_matches", "restore", "describe", "describe_undo", "_summary"]

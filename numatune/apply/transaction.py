@@ -203,6 +203,21 @@ def _describe(op):
         return "%s write to %s" % (op.get("kind", "unknown"), op.get("path", "?"))
 
 
+def describe_undo(op):
+    """What an undo did, in the undo direction ("1024 -> 128 restored"): a
+    kind's own ``describe_undo``, else its ``describe`` of the op with before
+    and after swapped, else "undid" and the forward description."""
+    try:
+        kind = appliers.for_op(op)
+        if hasattr(kind, "describe_undo"):
+            return kind.describe_undo(op)
+        if "before" in op and "after" in op:
+            return kind.describe(dict(op, before=op["after"], after=op["before"])) + " restored"
+    except Exception:
+        pass
+    return "undid " + _describe(op)
+
+
 class _Records:
     """Journal appends during an undo. A journal that cannot be written (disk
     full) must not stop the undo: the host comes first, and the error is
@@ -275,7 +290,7 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
             skipped.append(_describe(op))
             record({"t": "skipped", "seq": seq, "reason": "changed since by someone else"}, sync=False)
         else:
-            restored.append(_describe(op))
+            restored.append(describe_undo(op))
             record({"t": "undone", "seq": seq}, sync=False)
     record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(skipped), "failed": len(failed)})
     if held is not None:

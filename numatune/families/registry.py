@@ -6,6 +6,7 @@ three-sysctl policy imports the sysctl, boot and tuned families and none of
 the storage, network or Oracle code (start-up is most of a small check). So
 each family is declared here with what selects it, without importing it:
 
+- ``areas``: the plan areas its rules carry (what `--only`/`--skip` offer);
 - ``tables``: the top-level policy tables its record declares (checked when
   the family loads: a record declaring a table not listed here fails loudly);
 - ``runs_for``: other tables whose presence makes it plan too (tuned reports
@@ -31,6 +32,7 @@ from numatune.family import problems
 
 class Declared(NamedTuple):
     name: str
+    areas: Tuple[str, ...]
     tables: Tuple[str, ...] = ()
     runs_for: Tuple[str, ...] = ()
     always: bool = False
@@ -42,21 +44,25 @@ class Declared(NamedTuple):
 
 BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf"))
 DECLARED = (
-    Declared("sysctl", ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
+    Declared("sysctl", ("kernel", "memory", "network"), ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
     # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
-    Declared("boot", ("kernel",), always=True, editors=BOOT_EDITORS),
+    Declared("boot", ("kernel", "memory"), ("kernel",), always=True, editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
     # Reads the Oracle instances' needs: a pool is never shrunk below them.
-    Declared("hugepages", ("hugepages",), needs=("sysctl", "oracle")),
-    Declared("cpu", ("cpu",), needs=("boot",)),
-    Declared("cpuset", ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
-    Declared("tuned", ("tuned",), runs_for=("sysctl", "kernel", "cpu", "cpuset"), editors=("tuned_line",)),
-    Declared("network", ("net", "bond"), editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
+    Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle")),
+    Declared("cpu", ("cpu",), ("cpu",), needs=("boot",)),
+    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
+    Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",), runs_for=("sysctl", "kernel", "cpu", "cpuset"),
+             editors=("tuned_line",)),
+    Declared("network", ("network",), ("net", "bond"),
+             editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
-    Declared("storage", ("block",), editors=("block_udev_rules", "multipath_section"), write_kinds=("blockattr",)),
+    Declared("storage", ("storage",), ("block",), editors=("block_udev_rules", "multipath_section"),
+             write_kinds=("blockattr",)),
     # Runs for [hugepages]: count = "auto" sizes the pool from its instances (from /etc/oratab when the policy
     # names none; with none found the pool is left alone, issue #13).
-    Declared("oracle", ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",), needs=("hugepages",),
+    Declared("oracle", ("oracle", "memory"), ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",),
+             needs=("hugepages",),
              editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),
 )
 _loaded = {}
@@ -76,6 +82,7 @@ def load(name):
             raise KeyError(name)
         family = importlib.import_module("numatune.families." + name).FAMILY
         undeclared = ([t for t in family.policy if t not in spec.tables]
+                      + [a for a in family.areas if a not in spec.areas]
                       + [e for e in family.editors if e not in spec.editors]
                       + [k for k in family.write_kinds if k not in spec.write_kinds])
         # A table, editor or kind missing here would be planned or undone without its family: refuse at once.
@@ -124,6 +131,24 @@ def for_host(data, root):
 def for_facts(data, facts):
     """The families ``engine.gather`` read for these facts (``facts["families"]``)."""
     return selected(facts["families"]) if "families" in facts else for_policy(data)
+
+
+def selectors():
+    """What `--only`/`--skip` take: every area a family's rules carry (in plan
+    order), then each family's name (selects all of that family's rules).
+    From the declared table: the parser imports no family."""
+    from numatune.model import AREAS
+    carried = {a for d in DECLARED for a in d.areas}
+    out = [a for a in AREAS if a in carried]
+    return tuple(out + [d.name for d in DECLARED if d.name not in out])
+
+
+def keeps(item, family_name, only=None, skip=None):
+    """Whether ``--only``/``--skip`` keep a change, finding or compliant rule."""
+    names = (item.area, family_name)
+    if only and not any(n in only for n in names):
+        return False
+    return not (skip and any(n in skip for n in names))
 
 
 def table_names():

@@ -7,6 +7,8 @@ import textwrap
 
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.registry import FAMILIES
+from numatune.report import grouped
+from numatune.report.grouped import clean, value  # noqa: F401 (clean: commands and text print with it)
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
           "boot": "35", "dim": "2", "bold": "1", "high": "31", "medium": "33", "low": "0"}
@@ -24,17 +26,6 @@ class Style:
 
 
 _ODD_SPACE = re.compile(r"[\t\n\r\x0b\x0c]")
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-
-
-def clean(text):
-    """Host bytes and journal fields as visible escapes (\\x1b, \\n): an
-    escape sequence in a sysfs file, a cmdline or a forged journal must not
-    repaint or hide what the reviewer reads."""
-    text = str(text)
-    if not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
 
 
 def _wrap(text, indent):
@@ -43,72 +34,114 @@ def _wrap(text, indent):
     return textwrap.fill(text, width=79, initial_indent=indent, subsequent_indent=indent)
 
 
-def _value(v):
-    if v is None:
-        return "(unset)"
-    if v == "":
-        return '""'
-    return clean(v)
-
-
-def plan_text(plan, style=None, header=True):
-    s = style or Style()
-    out = []
+def header_lines(plan, s):
     h = plan.host
-    if header:
-        out.append(s("bold", "numatune plan for %s" % (h.get("hostname") or h.get("root"))))
-        out.append("  %s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
-                   % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
-                      h.get("nodes"), h.get("cpus")))
-        if plan.policy.get("policy", {}).get("name"):
-            out.append("  policy: %s" % plan.policy["policy"]["name"])
-        out.append("")
-    areas = []
+    # A long --root is cut in the middle: the JSON has it whole.
+    out = [s("bold", "numatune plan for %s" % grouped.elide(h.get("hostname") or h.get("root") or "?", 61))]
+    out += _wrap("%s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
+                 % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
+                    h.get("nodes"), h.get("cpus")), "  ").splitlines()
+    if plan.policy.get("policy", {}).get("name"):
+        out.append("  policy: %s" % plan.policy["policy"]["name"])
+    return out + [""]
+
+
+def _verbose_lines(group, s):
+    """Every change in full: today's form, each value whole (wrapped, not elided)."""
+    out = []
+    for c in group:
+        fl = grouped.flags(c)
+        if len(c.target) > 66:
+            # Long paths get their own line so the value line stays readable at 80 columns.
+            out.append("  %s" % s(c.scope, c.scope))
+            out.append(_wrap(clean(c.target), "      "))
+        else:
+            out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), clean(c.target)))
+        line = "%s -> %s%s" % (value(c.current), value(c.desired), ("   [" + ", ".join(fl) + "]") if fl else "")
+        if len(line) + 6 <= 79:
+            out.append("      %s -> %s%s" % (value(c.current), s("bold", value(c.desired)),
+                                             ("   [" + ", ".join(fl) + "]") if fl else ""))
+        else:
+            out.append(_wrap(line, "      "))
+        if c.why:
+            out.append(s("dim", _wrap("why: " + clean(c.why), "      ")))
+    return out
+
+
+def finding_lines(f, s):
+    """A finding wrapped at 80 columns, continuation under the message, with or without colour."""
+    label = "%-8s" % f.severity.upper()
+    text = textwrap.fill(clean(f.message), width=79, initial_indent="  " + label + " ", subsequent_indent=" " * 11)
+    lines = text.splitlines() or ["  " + label]
+    lines[0] = "  " + s(f.severity, label) + lines[0][2 + len(label):]
+    if f.why:
+        lines.append(s("dim", _wrap("hint: " + clean(f.why), " " * 11)))
+    return lines
+
+
+def waiting_lines(changes, findings):
+    """After apply: what waits for a reboot or a restart, counted, each named,
+    so a reminder is not lost once the writes are done."""
+    out = []
+    for flag, when in (("reboot_required", "at the next reboot"), ("restart_required", "after a restart")):
+        waiting = [c for c in changes if getattr(c, flag)]
+        if waiting:
+            out.append("%d change(s) take effect %s:" % (len(waiting), when))
+            out += ["  %s" % grouped.elide("%s (%s)" % (c.target, c.action), 77, middle=False) for c in waiting]
+    pending = [f for f in findings if f.pending]
+    if pending:
+        out.append("%d pending until a reboot or restart (see the findings below)." % len(pending))
+    return out
+
+
+def plan_text(plan, style=None, header=True, verbose=False):
+    s = style or Style()
+    out = header_lines(plan, s) if header else []
+    areas, said = [], {}
     for c in plan.changes:
         if c.area not in areas:
             areas.append(c.area)
     for area in areas:
         group = [c for c in plan.changes if c.area == area]
         out.append(s("bold", "%s (%d change%s)" % (area, len(group), "" if len(group) == 1 else "s")))
-        for c in group:
-            flags = [f for f, on in (("reboot", c.reboot_required), ("restart", c.restart_required)) if on]
-            if c.risk != "low":
-                flags.append("risk " + c.risk)
-            if len(c.target) > 66:
-                # Long paths get their own line so the value line stays readable at 80 columns.
-                out.append("  %s" % s(c.scope, c.scope))
-                out.append(_wrap(clean(c.target), "      "))
-            else:
-                out.append("  %s %s" % (s(c.scope, "%-10s" % c.scope), clean(c.target)))
-            out.append("      %s -> %s%s" % (_value(c.current), s("bold", _value(c.desired)),
-                                             ("   [" + ", ".join(flags) + "]") if flags else ""))
-            if c.why:
-                out.append(s("dim", _wrap("why: " + clean(c.why), "      ")))
+        out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")
     if plan.findings:
         out.append(s("bold", "findings (%d)" % len(plan.findings)))
         for f in plan.findings:
-            out.append(_wrap("%s %s" % (s(f.severity, "%-8s" % f.severity.upper()), clean(f.message)), "  ")
-                       if not s.on else "  %s %s" % (s(f.severity, "%-8s" % f.severity.upper()), f.message))
-            if f.why:
-                out.append(s("dim", _wrap("hint: " + f.why, "           ")))
+            out += finding_lines(f, s)
         out.append("")
-    out.append(summary_line(plan))
+    out += textwrap.wrap(summary_line(plan), 79)
     return "\n".join(out)
 
 
+def _n(count, word):
+    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+
+
+def unmet(plan):
+    """Findings that say the host does not match yet: warnings, criticals and
+    anything waiting for a reboot or restart."""
+    return [f for f in plan.findings if f.severity != "info" or f.pending]
+
+
 def summary_line(plan):
+    """One line; "the host matches the policy" only when nothing is unmet."""
     n = len(plan.changes)
     reboot = sum(1 for c in plan.changes if c.reboot_required)
+    restart = sum(1 for c in plan.changes if c.restart_required)
     crit = sum(1 for f in plan.findings if f.severity == "critical")
-    parts = ["%d change%s" % (n, "" if n == 1 else "s")]
-    if reboot:
-        parts[0] += " (%d need%s a reboot)" % (reboot, "s" if reboot == 1 else "")
-    parts.append("%d finding%s" % (len(plan.findings), "" if len(plan.findings) == 1 else "s")
-                 + (" (%d critical)" % crit if crit else ""))
-    parts.append("%d rule%s already compliant" % (len(plan.compliant), "" if len(plan.compliant) == 1 else "s"))
+    pending = sum(1 for f in plan.findings if f.pending)
+    waits = ["%d need%s a reboot" % (reboot, "s" if reboot == 1 else ""),
+             "%d need%s a restart" % (restart, "s" if restart == 1 else "")]
+    waits = [w for w, k in zip(waits, (reboot, restart)) if k]
+    parts = [_n(n, "change") + (" (%s)" % ", ".join(waits) if waits else "")]
+    notes = [x for x, k in (("%d critical" % crit, crit), ("%d pending" % pending, pending)) if k]
+    parts.append(_n(len(plan.findings), "finding") + (" (%s)" % ", ".join(notes) if notes else ""))
+    parts.append("%s already compliant" % _n(len(plan.compliant), "rule"))
     if not n:
-        parts[0] = "no changes: the host matches the policy"
+        parts[0] = "no changes: the host matches the policy" if not unmet(plan) else \
+            "no changes, but the host does not match the policy yet"
     return ", ".join(parts) + "."
 
 

@@ -6,32 +6,37 @@ _numatune()
         case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
     done
     case "$cmd" in
-    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot review --help --version" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot policy review --help --version" -- "$cur")) ;;
     plan)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --out --list-policies --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --help" -- "$cur")) ;;
     apply)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --confirm-within) return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --plan --yes --confirm-within --live-only --persistent-only --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --plan --yes --confirm-within --live-only --persistent-only --help" -- "$cur")) ;;
     revert)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+        esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--last --force --root --format --help" -- "$cur")) ;;
     history)
@@ -39,29 +44,39 @@ _numatune()
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
+        esac
         COMPREPLY=($(compgen -W "--root --format --help" -- "$cur")) ;;
     facts)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
     check)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --out --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --help" -- "$cur")) ;;
     confirm)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        esac
+        case "$cur" in -*) ;; *)
+            local r=/ j
+            for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
+            COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --help" -- "$cur")) ;;
     snapshot)
@@ -70,15 +85,18 @@ _numatune()
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--out --root --help" -- "$cur")) ;;
+    policy)
+        case "$prev" in
+        esac
+        COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
     review)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory sysctl storage network cpu oracle" -- "$cur")); return ;;
-            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --help" -- "$cur")) ;;
     esac
 }
 complete -F _numatune numatune

@@ -21,6 +21,11 @@ def run(args):
     from numatune.root import Root
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
+    from numatune import snapshot
+    if snapshot.is_archive(args.root):
+        raise UsageError("--root %s is a snapshot archive: review can apply, so it needs a directory" % args.root,
+                         "extract it: mkdir DIR && tar -xzf %s -C DIR, then --root DIR "
+                         "(or `numatune plan --root %s`)" % (args.root, args.root))
     if not os.path.isdir(args.root):
         raise UsageError("--root %s: no such directory" % args.root)
     root = Root(args.root)

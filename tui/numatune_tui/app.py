@@ -2,11 +2,11 @@
 what is deselected) and the engine calls, which always run in workers."""
 from pathlib import Path
 
-from textual.app import App
-from textual.binding import Binding
+from textual.app import App, SystemCommand
 
 from numatune import engine
 
+from .keys import bindings
 from .plan_screen import PlanScreen
 
 
@@ -16,7 +16,7 @@ class ReviewApp(App[int]):
     TITLE = "numatune review"
     # The details pane sits beside the table when there is room, below it otherwise.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [Binding("q", "quit_review", "Quit", priority=False)]
+    BINDINGS = bindings("any")
 
     def __init__(self, root, policy, only=None, skip=None, plan_source=None):
         """``plan_source`` () -> (plan, facts) replaces the engine's fact
@@ -46,3 +46,36 @@ class ReviewApp(App[int]):
 
     def action_quit_review(self) -> None:
         self.exit(0)
+
+    def action_help(self) -> None:
+        from .help_screen import HelpScreen
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen):
+        """numatune's own commands in the palette (ctrl+p), where the plan screen can run them."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Keys", "list every key of every screen (? or F1)", self.action_help)
+        plan = self.plan_screen()
+        if plan is None:
+            return
+        for title, help_text, action in PALETTE:
+            yield SystemCommand(title, help_text, getattr(plan, "action_" + action))
+
+    def plan_screen(self):
+        return next((s for s in self.screen_stack if isinstance(s, PlanScreen)), None)
+
+
+# (title, help, PlanScreen action)
+PALETTE = [
+    ("Apply selected changes", "apply what is selected, after a confirmation", "apply"),
+    ("Revert a transaction", "open the history: pick a transaction and press r", "history"),
+    ("Filter by area", "cycle the area filter", "area"),
+    ("Filter by severity", "cycle the findings' severity filter", "severity"),
+    ("Filter: high risk only", "only high-risk changes and critical findings", "high_risk"),
+    ("Reload the plan", "read the host and plan again", "reload_plan"),
+    ("Export plan JSON", "write the plan as JSON for `numatune apply --plan`", "export"),
+    ("Show diff", "the unified diff of every file the selected changes edit", "diff"),
+    ("Select all", "select every change the filters show", "select_all"),
+    ("Select none", "deselect every change the filters show", "select_none"),
+]

@@ -14,19 +14,26 @@ from numatune.apply import kinds as appliers
 from numatune import engine
 from numatune.errors import NumatuneError
 from numatune.apply.journal import Transaction, new_txid, read_records
+from numatune.apply.transaction import describe_undo
 from numatune.model import Plan
 
+from .keys import bindings
 from .rows import STYLE, value_text
 
 LISTED = 300  # changes listed by name in the confirmation; a dialog is no place for 5,000
 
 
-def confirm_text(changes):
-    """What the confirmation lists: every change, then the consequences."""
+def confirm_text(changes, hidden=0):
+    """What the confirmation lists: every change, then the consequences.
+    ``hidden``: how many of them the screen's filter keeps out of view."""
     t = Text()
     writes = sum(len(c.writes) for c in changes)
-    t.append("%d change(s), %d write(s), journaled first and rolled back on any failure.\n\n"
+    t.append("%d change(s), %d write(s), journaled first and rolled back on any failure.\n"
              % (len(changes), writes))
+    if hidden:
+        t.append("%d of them are hidden by the current filter; they are applied too.\n" % hidden,
+                 style="bold yellow")
+    t.append("\n")
     reboot = [c for c in changes if c.reboot_required]
     restart = [c for c in changes if c.restart_required]
     high = [c for c in changes if c.risk == "high"]
@@ -44,7 +51,7 @@ def confirm_text(changes):
         t.append("%-10s " % c.scope, style=STYLE.get(c.scope, ""))
         t.append("%s: %s → %s\n" % (c.target, value_text(c.current), value_text(c.desired)))
     if len(changes) > LISTED:
-        t.append("... and %d more (all are journaled)\n" % (len(changes) - LISTED), style="dim")
+        t.append("... and %d more (all are journaled)\n" % (len(changes) - LISTED), style="bold")
     return t
 
 
@@ -60,7 +67,7 @@ def rolled_back(root, txid):
         op = tx.ops[seq]["op"]
         what = appliers.for_op(op).describe(op)
         if seq in tx.undone:
-            lines.append(("  undid %s" % what, "green"))
+            lines.append(("  %s" % describe_undo(op), "green"))
         elif seq in tx.skipped:
             lines.append(("  NOT UNDONE %s" % what, "bold red"))
         else:
@@ -69,11 +76,7 @@ def rolled_back(root, txid):
 
 
 class ApplyScreen(Screen):
-    BINDINGS = [
-        Binding("escape", "back", "Back to the plan"),
-        Binding("enter", "back", "Back", show=False),
-        Binding("h", "history", "History"),
-    ]
+    BINDINGS = bindings("apply") + [Binding("enter", "back", "Back", show=False)]
 
     class WriteDone(Message):
         def __init__(self, change_id, description):
@@ -162,7 +165,7 @@ class ApplyScreen(Screen):
     @on(Failed)
     def _failed(self, event: Failed) -> None:
         self.done, self.outcome = True, "failed"
-        undone = any(text.startswith("  undid") for text, _ in event.undone)
+        undone = any(style == "green" for _, style in event.undone)
         self.query_one("#apply-title", Static).update(
             Text("APPLY FAILED: %s" % ("the run was rolled back" if undone else "nothing was changed"),
                  style="bold red"))

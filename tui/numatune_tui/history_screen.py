@@ -17,6 +17,7 @@ from numatune.apply.journal import JOURNAL_DIR, list_transactions
 from numatune.apply.lock import RunLock
 from numatune.apply.transaction import revert
 
+from .keys import bindings
 from .rows import STYLE, value_text
 
 FINAL = ("reverted", "rolled back")
@@ -60,11 +61,7 @@ def revert_one(root, txid):
 
 
 class HistoryScreen(Screen):
-    BINDINGS = [
-        Binding("r", "revert", "Revert"),
-        Binding("escape", "back", "Back to the plan"),
-        Binding("h", "back", "Plan", show=False),
-    ]
+    BINDINGS = bindings("history") + [Binding("h", "back", "Plan", show=False)]
 
     class Loaded(Message):
         def __init__(self, transactions, error=None):

@@ -9,7 +9,6 @@ from functools import partial
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.coordinate import Coordinate
 from textual.message import Message
@@ -20,6 +19,7 @@ from numatune.errors import NumatuneError
 from numatune.report.console import summary_line
 
 from . import details, rows
+from .keys import bindings
 from .rows import Filters
 
 FIRST_ROWS = 20
@@ -27,19 +27,13 @@ CHUNK_ROWS = 250
 SEARCH_DELAY = 0.15
 
 
+class PlanTable(DataTable):
+    """The plan's table; its enter (open a group) shows in the footer."""
+    BINDINGS = bindings("table")
+
+
 class PlanScreen(Screen):
-    BINDINGS = [
-        Binding("space", "toggle", "Select"),
-        Binding("a", "apply", "Apply"),
-        Binding("slash", "search", "Search"),
-        Binding("f", "area", "Area"),
-        Binding("v", "severity", "Severity"),
-        Binding("r", "high_risk", "Risk"),
-        Binding("h", "history", "History"),
-        Binding("s", "select_all", "Select all", show=False),
-        Binding("u", "select_none", "Select none", show=False),
-        Binding("escape", "clear_search", "Clear search", show=False),
-    ]
+    BINDINGS = bindings("plan")
 
     class PlanReady(Message):
         def __init__(self, plan, facts):
@@ -72,7 +66,7 @@ class PlanScreen(Screen):
         search.cursor_blink = False
         yield search
         with Container(id="body"):
-            yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
+            yield PlanTable(id="plan", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="details-pane"):
                 yield Static("", id="details")
         yield Footer(compact=True, show_command_palette=False)
@@ -108,8 +102,11 @@ class PlanScreen(Screen):
         self.sub_title = "%s · policy %s" % (rows.host_label(event.plan), app.policy.name if app.policy else "-")
         names = rows.groups(event.plan)
         if self._first_load or not self.expanded & set(names):
-            # Open on the first group, so the first changes are in view.
+            # Open on the first group, so the first changes are in view, and
+            # on critical findings, which must never sit folded away.
             self.expanded.update(names[:1])
+            if any(f.severity == "critical" for f in event.plan.findings):
+                self.expanded.add(rows.FINDINGS)
             self._first_load = False
         table = self.query_one("#plan", DataTable)
         table.loading = False
@@ -216,10 +213,44 @@ class PlanScreen(Screen):
 
     @on(DataTable.RowSelected, "#plan")
     def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
         row = self.current_row()
         if row is not None and row.kind == "group":
             self.expanded ^= {row.group}
             self.refill()
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_reload_plan(self) -> None:
+        self.reload()
+
+    def action_export(self) -> None:
+        """The plan as JSON beside the working directory, for `numatune apply --plan`."""
+        from numatune.report import jsonout
+        import os
+        import time
+        if self.app.plan is None:
+            return
+        path = os.path.abspath("numatune-plan-%s.json" % time.strftime("%Y%m%dT%H%M%S"))
+        try:
+            with open(path, "x", encoding="utf-8") as f:
+                f.write(jsonout.dumps(self.app.plan.to_json()) + "\n")
+        except OSError as e:
+            self.notify("cannot write %s: %s" % (path, e.strerror or e), severity="error")
+            return
+        self.notify("plan written to %s" % path)
+
+    def action_diff(self) -> None:
+        """The engine's diff of the selected changes' file edits (numatune.report.diff), in the details pane."""
+        from numatune.report.diff import diff_text
+        if self.app.plan is None:
+            return
+        chosen = rows.selected_changes(self.app.plan, self.app.deselected)
+        self.query_one("#details", Static).update(Text(diff_text(self.app.root, chosen)))
+        self.query_one("#details-pane").scroll_home(animate=False)
 
     # Selection.
 
@@ -332,7 +363,8 @@ class PlanScreen(Screen):
                 self.app.push_screen(ApplyScreen(chosen))
 
         title = "Apply %d change%s to %s?" % (len(chosen), "" if len(chosen) == 1 else "s", rows.host_label(plan))
-        self.app.push_screen(ConfirmScreen(title, confirm_text(chosen), yes="Apply (y)", no="Cancel (n)"),
+        hidden = sum(1 for c in chosen if not self.filters.change_matches(c))
+        self.app.push_screen(ConfirmScreen(title, confirm_text(chosen, hidden), yes="Apply (y)", no="Cancel (n)"),
                              answered)
 
     def action_history(self) -> None:

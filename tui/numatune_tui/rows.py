@@ -8,8 +8,8 @@ from typing import Optional
 from numatune.model import AREAS, SEVERITIES
 
 FINDINGS = "findings"
-SCOPE_SHORT = {"live": "live", "persistent": "pers", "boot": "boot"}
-RISK_SHORT = {"low": "low", "medium": "med", "high": "HIGH"}
+SCOPE_SHORT = {"live": "live", "persistent": "persistent", "boot": "boot"}  # whole: the column fits them
+RISK_SHORT = {"low": "low", "medium": "medium", "high": "HIGH"}
 SEVERITY_SHORT = {"info": "info", "warning": "WARN", "critical": "CRIT"}
 # Rich style names, kept in step with render.COLORS of the text output.
 STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
@@ -17,7 +17,8 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "info": "cyan", "warning": "yellow", "critical": "bold red",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
 # Fixed column widths: measured for 80 columns with the details pane below.
-COLUMNS = (("", 1), ("scope", 4), ("target", 32), ("current → desired", 22), ("", 2), ("risk", 4))
+# Scope and risk whole ("persistent", "medium"); what is left of 80 columns goes to target and values.
+COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current → desired", 17), ("", 2), ("risk", 6))
 
 
 @dataclass

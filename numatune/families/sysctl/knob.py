@@ -6,7 +6,7 @@ commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
 from numatune.facts import manifest
 from numatune.families.sysctl import facts as facts_sysctl
-from numatune.families.sysctl import support
+from numatune.families.sysctl import spelling, support
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 
@@ -57,7 +57,8 @@ def area_of(key):
 def read(root, data, extra_keys=()):
     keys = [k for k, _, _ in rules(data)] + list(extra_keys)
     live = facts_sysctl.read_live(root, keys)
-    out = {"live": live, "files": facts_sysctl.read_files(root)}
+    missing = [k for k, _, _ in rules(data) if live.get(k) is None]
+    out = {"live": live, "files": facts_sysctl.read_files(root), "near": spelling.read(root, missing)}
     if any(v is None for v in live.values()):
         # Why a key is missing: the kernel's version, and what a capture tried.
         out["missing"] = {"is_live": root.is_live, "patterns": manifest.read_patterns(root),
@@ -127,6 +128,16 @@ def diff(data, facts):
     for key, desired, why in rules(data):
         live = mine["live"].get(key)
         area = area_of(key)
+        if live is None and not spelling.known(key):
+            # Neither the kernel nor the list of known keys has it: most likely a typo,
+            # and a rule that would silently do nothing.
+            guess = spelling.suggest(key, mine.get("near", {}).get(key, ()))
+            yield Finding(id="sysctl.unknown:" + key, severity="warning", area=area, target=key,
+                          rule="sysctl." + key,
+                          message="%s is not a sysctl key this kernel or numatune knows%s: not set"
+                                  % (key, " (did you mean %s?)" % guess if guess else ""),
+                          why="fix or remove the key in the policy")
+            continue
         if live is None:
             yield from _missing(key, desired, why, mine, data, area)
             continue

@@ -1,0 +1,53 @@
+"""Whether a sysctl key exists at all, and what it may be a misspelling of.
+
+A key the root's /proc/sys lacks is either one this kernel does not have
+(an older kernel: info) or a typo (a rule that silently does nothing:
+warning). The running kernel's /proc/sys and a built-in list of known keys
+(for captures that hold only part of /proc/sys) tell them apart.
+"""
+import difflib
+
+from numatune.families.sysctl.known_keys import KNOWN
+
+PROC_SYS = "/proc/sys"
+MAX_NAMES = 5000  # /proc/sys/net on a host with many interfaces; enough to suggest from
+
+
+def _walk(root, directory, prefix, out):
+    for name in root.listdir(directory):
+        if len(out) >= MAX_NAMES:
+            return
+        path = directory + "/" + name
+        if root.isdir(path) and not root.islink(path):
+            _walk(root, path, prefix + name + ".", out)
+        else:
+            out.append(prefix + name)
+
+
+def names_near(root, key):
+    """The keys under the deepest directory of ``key``'s path that the root
+    has (``kernel.numa_balancng`` -> every key under /proc/sys/kernel)."""
+    parts, found = key.split(".")[:-1], []
+    for part in parts:
+        if not root.isdir("%s/%s" % (PROC_SYS, "/".join(found + [part]))):
+            break
+        found.append(part)
+    out = []
+    _walk(root, "/".join([PROC_SYS] + found), "".join(p + "." for p in found), out)
+    return out
+
+
+def read(root, missing):
+    """{key: [names near it]} for the keys the root's /proc/sys lacks (I/O)."""
+    return {key: names_near(root, key) for key in missing if key not in KNOWN}
+
+
+def known(key):
+    return key in KNOWN
+
+
+def suggest(key, near):
+    """The likeliest intended key, or None (pure)."""
+    candidates = set(near) | KNOWN
+    close = difflib.get_close_matches(key, candidates, 1, 0.8)
+    return close[0] if close else None

@@ -1,0 +1,168 @@
+"""The plan's changes for a person: one why per rule, with the targets that
+share a current and desired value grouped under it (``sdb-sdq``), so 60
+devices changed by one rule read as one entry, not 60 (``--verbose`` prints
+each change in full; the JSON is never grouped)."""
+import re
+
+WIDTH = 79
+
+_DIGITS = re.compile(r"^(.*?)(\d+)$")
+# C0 controls but tab, DEL and C1: what a terminal would act on.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# Disk names that count in letters: sda..sdz, sdaa..; vda, xvda, hda.
+_LETTERS = re.compile(r"^(sd|vd|xvd|hd)([a-z]+)$")
+
+
+def clean(text):
+    """Host bytes and journal fields as visible escapes (\\x1b, \\n): an
+    escape sequence in a sysfs file, a cmdline or a forged journal must not
+    repaint or hide what the reviewer reads."""
+    text = str(text)
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
+def value(v):
+    """The one rendering of a value: ``(unset)`` for none, ``""`` for empty."""
+    if v is None:
+        return "(unset)"
+    if v == "":
+        return '""'
+    return clean(v)
+
+
+def elide(text, width, middle=True):
+    """``text`` cut to ``width``; in the middle by default: the end of a long
+    value (a udev rule's assignment, a file's key) says most about it."""
+    text = clean(text)
+    if len(text) <= width:
+        return text
+    if not middle:
+        return text[:max(width - 3, 1)] + "..."
+    head = max((width - 3) * 2 // 5, 1)
+    return text[:head] + "..." + text[len(text) - max(width - 3 - head, 1):]
+
+
+def _letters_to_int(s):
+    n = 0
+    for ch in s:
+        n = n * 26 + (ord(ch) - 96)
+    return n
+
+
+def _sequence_key(name):
+    """(family of names, position in it) for names that form ranges, else None."""
+    m = _LETTERS.match(name)
+    if m:
+        return ("L", m.group(1)), _letters_to_int(m.group(2))
+    m = _DIGITS.match(name)
+    if m and not (len(m.group(2)) > 1 and m.group(2).startswith("0")):
+        return ("D", m.group(1)), int(m.group(2))
+    return None
+
+
+def ranges(names):
+    """Names with runs folded: ``sdb, sdc, ..., sdq`` -> ``sdb-sdq``; ``dm-0 ..
+    dm-15`` -> ``dm-0..dm-15`` (``..`` where a name holds a dash). Order of
+    first appearance is kept between runs."""
+    out, seen, runs = [], set(), {}
+    keyed = []
+    for name in names:
+        if name in seen:
+            continue
+        seen.add(name)
+        key = _sequence_key(name)
+        keyed.append((name, key))
+        if key:
+            runs.setdefault(key[0], []).append((key[1], name))
+    done = set()
+    for name, key in keyed:
+        if key is None:
+            out.append(name)
+            continue
+        if key[0] in done:
+            continue
+        done.add(key[0])
+        members = sorted(runs[key[0]])
+        start = prev = members[0]
+        for item in members[1:] + [None]:
+            if item is not None and item[0] == prev[0] + 1:
+                prev = item
+                continue
+            if start is prev:
+                out.append(start[1])
+            else:
+                sep = ".." if "-" in start[1] + prev[1] else "-"
+                out.append("%s%s%s" % (start[1], sep, prev[1]))
+            if item is not None:
+                start = prev = item
+    return out
+
+
+def targets_text(targets):
+    """``dm-0 queue/nr_requests, dm-1 queue/nr_requests`` -> ``dm-0..dm-1
+    queue/nr_requests``: targets of the form "<device> <attribute>" are
+    grouped by attribute, the devices folded into ranges."""
+    by_tail, order = {}, []
+    for t in targets:
+        head, sep, tail = t.partition(" ")
+        if not sep or "/" in head or ":" in head:
+            head, tail = t, ""
+        if tail not in by_tail:
+            by_tail[tail] = []
+            order.append(tail)
+        by_tail[tail].append(head)
+    parts = []
+    for tail in order:
+        heads = ", ".join(ranges(by_tail[tail]))
+        parts.append(heads + (" " + tail if tail else ""))
+    return "; ".join(parts)
+
+
+def flags(c):
+    out = [f for f, on in (("reboot", c.reboot_required), ("restart", c.restart_required)) if on]
+    if c.risk != "low":
+        out.append("risk " + c.risk)
+    return out
+
+
+def groups(changes):
+    """[(rule, why, [[change, ...] per (scope, current, desired, flags)])] in plan order."""
+    rules, order = {}, []
+    for c in changes:
+        key = (c.rule or c.id, c.why)
+        if key not in rules:
+            rules[key] = {}
+            order.append(key)
+        sub = (c.scope, c.current, c.desired, tuple(flags(c)))
+        rules[key].setdefault(sub, []).append(c)
+    return [(rule, why, list(rules[(rule, why)].values())) for rule, why in order]
+
+
+def area_lines(changes, s, wrap, said=None):
+    """The lines of one area's changes, grouped (see the module doc). ``said``
+    ({why: rule}) carries the whys already printed, across areas."""
+    out, said = [], ({} if said is None else said)
+    for rule, why, subgroups in groups(changes):
+        out.append("  " + s("bold", elide(rule, WIDTH - 2)))
+        for members in subgroups:
+            c = members[0]
+            fl = flags(c)
+            tail = ("   [" + ", ".join(fl) + "]") if fl else ""
+            room = WIDTH - 15 - len(tail) - len(" -> ")
+            current = elide(value(c.current), min(25, room // 2))
+            change = "%s -> %s" % (current, s("bold", elide(value(c.desired), room - len(current))))
+            if len(members) == 1:
+                out.append("    %s %s" % (s(c.scope, "%-10s" % c.scope), elide(c.target, WIDTH - 15, middle=False)))
+            else:
+                out.append("    %s %d targets:" % (s(c.scope, "%-10s" % c.scope), len(members)))
+                out.extend(wrap(clean(targets_text([m.target for m in members])), " " * 15).splitlines())
+            out.append("               %s%s" % (change, tail))
+        if why:
+            if why in said:
+                out.append(s("dim", "    why: as for %s" % elide(said[why], WIDTH - 16)))
+            else:
+                said[why] = rule
+                out.append(s("dim", wrap("why: " + clean(why), "    ")))
+    return out
