@@ -15,8 +15,10 @@ from numatune.root import Root
 def _root(args, writes=False):
     """The root to work under. A `numatune snapshot` archive is unpacked into a
     private temporary directory for commands that only read."""
-    from numatune import snapshot
-    if snapshot.is_archive(args.root):
+    if os.path.isfile(args.root):
+        # Imported only for an archive: snapshot.py loads every family's patterns.
+        from numatune import snapshot
+    if os.path.isfile(args.root) and snapshot.is_archive(args.root):
         if writes:
             raise UsageError("--root %s is a snapshot archive: %s writes, so it needs a directory" % (args.root,
                                                                                                   args.command),
