@@ -128,33 +128,7 @@ class Journal:
         """Write one record whole and fsync it. A record that does not fit
         raises before anything is written; undo records use the room their
         intent held and never ask for more."""
-        if self._fd is None:
-            self.open()
-        data = (json.dumps(record, sort_keys=True) + "\n").encode()
-        kind = record.get("t")
-        undo = kind in UNDO_RECORDS
-        extra = UNDO_ROOM + DONE_ROOM if kind == "intent" else 0
-        if not undo:
-            self._reserve(len(data) + self._held + extra)
-        start = self._size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view):]
-            os.fsync(self._fd)
-        except OSError:
-            # Cut a torn record off again: what it announced does not happen.
-            try:
-                os.ftruncate(self._fd, start)
-            except OSError:
-                pass
-            raise
-        self._size += len(data)
-        self._end = max(self._end, self._size)
-        if undo:
-            self._held = max(0, self._held - len(data))
-        else:
-            self._held += extra - (DONE_ROOM if kind == "intent" else 0)
+        self.append_many([record])
 
     def append_many(self, records, sync=True):
         """Several records in one write and, with ``sync``, one fsync (group
