@@ -275,9 +275,17 @@ def read_boot_config(root):
     contents = {}
 
     def take(path):
-        data = root.read_bytes(path)
+        try:
+            data = root.read_bytes(path)
+        except PermissionError:
+            data = None
         if data is not None:
             contents[path] = data
+        elif root.exists(path) and not root.isdir(path):
+            # There but unreadable (a non-root run, grub.cfg is 0600 on RHEL):
+            # planning as if it were absent would say false things about the next boot.
+            raise BootConfigError("cannot read %s (permission denied?)" % path,
+                                  "run numatune as root to plan boot arguments")
         return data is not None
 
     entry_paths = [p for p in (root.realpath(p) for p in root.glob(ENTRIES_DIR, "*.conf"))
