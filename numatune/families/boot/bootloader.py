@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 
 from numatune.errors import BootConfigError
 from numatune.families.boot import grub_files, grub_legacy
-# The grubenv block's format lives in its own module; these names stay importable from here.
-from numatune.families.boot.grubenv import (ENCODING, GRUBENV_HEADER, GRUBENV_SIZE,  # noqa: F401
-                                            grubenv_layout, parse_grubenv)
+from numatune.families.boot.grubenv import ENCODING, parse_grubenv
 
 ENTRIES_DIR = "/boot/loader/entries"
 GRUB2_DIR = "/boot/grub2"

@@ -11,9 +11,9 @@ drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
 from numatune.errors import BootConfigError
 from numatune.families.boot import grub_legacy
-from numatune.families.boot.bootloader import (_ASSIGN, ENCODING, GRUBENV_SIZE, arg_spans, boot_config_from_files,
-                                               encode, grubenv_layout, is_rescue, scan_default_grub,
-                                               scan_grub_cfg, split_args, variable_name)
+from numatune.families.boot.bootloader import (_ASSIGN, arg_spans, boot_config_from_files, encode, is_rescue,
+                                               scan_default_grub, scan_grub_cfg, split_args, variable_name)
+from numatune.families.boot.grubenv import ENCODING, GRUBENV_SIZE, grubenv_layout
 
 # hugepages=N counts pages of the hugepagesz= before it, so a new value of these goes to the
 # end of the line rather than into the old one's place: adding hugepagesz= then hugepages=,
