@@ -208,8 +208,6 @@ def test_multipathd_takes_rr_min_io_rq_from_the_generated_section(tmp_path, mult
     assert MPCONF.read_text() == conf
 
 
-@pytest.mark.xfail(strict=True, reason="storage bug (advice's area): revert restores /etc/multipath.conf but does "
-                   "not run `multipathd reconfigure`, so multipathd keeps running with the reverted settings")
 def test_revert_puts_multipathd_back_on_the_old_config(tmp_path, multipathd):
     """After revert, multipathd runs without numatune's rr_min_io_rq again (not only the file is restored)."""
     policy = policy_file(tmp_path, RR)
@@ -248,9 +246,6 @@ def test_map_by_wwn_selects_that_map_and_its_two_paths(tmp_path, multipathd):
     assert applied == {d: ("3072" if d in ours else before[d]) for d in devs}
 
 
-@pytest.mark.xfail(strict=True, reason="storage bug (advice's area): `multipathd reconfigure` runs after the maps' "
-                   "sysfs writes and its table reload resets each map's queue/read_ahead_kb, so verify fails "
-                   "and the run is rolled back")
 def test_map_queue_settings_survive_the_multipathd_reconfigure(tmp_path, multipathd):
     """read_ahead_kb on maps together with a multipath section: still set after numatune's own reconfigure."""
     devs = list(multipathd) + list(paths())

@@ -27,7 +27,7 @@ def read(root, binary):
     out = {"running": None, "conf_mtime": _mtime(root, multipath_conf.PATH), "started": None}
     if root.is_live and binary:
         try:
-            done = subprocess.run([binary, "show", "config"], capture_output=True, text=True, timeout=20)
+            done = subprocess.run([root.join(binary), "show", "config"], capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.SubprocessError):
             done = None
         if done is not None and done.returncode == 0 and "devices" in done.stdout:
