@@ -208,7 +208,7 @@ def multipath(data, facts, per_rule):
     # One op edits the file and, where the daemon runs, reconfigures it
     # (multipath_write: revert puts the file back and reconfigures again).
     state = facts.get("multipathd_state") or {}
-    running = bool(facts.get("live") and facts.get("multipathd") and state.get("running") is not None)
+    running = bool(facts.get("live") and facts.get("multipathd") and state.get("responding"))
     argv = [facts["multipathd"], "reconfigure"] if running else []
     restart = not facts.get("live")
     action = "edit numatune's section"
