@@ -131,3 +131,15 @@ def test_a_daemon_that_does_not_run_is_not_reconfigured(cli, tmp_path, live):
     assert status == 0, out + err
     assert "reconfigure" not in calls()
     assert "rr_min_io_rq 7" in (root / "etc/multipath.conf").read_text()
+
+
+def test_the_journal_reserves_room_for_the_files_bytes(tmp_path):
+    """The op journals multipath.conf byte for byte (before and after, base64): apply reserves room for it."""
+    from numatune.apply.transaction import _journal_estimate
+    from numatune.model import Change, Write
+    from numatune.root import Root
+    write(tmp_path, "/etc/multipath.conf", "# site\n" * 4000)
+    mp = Write(kind="multipath", path="/etc/multipath.conf", editor="multipath_section", args={"devices": []})
+    change = Change(id="block.multipath", area="storage", target="", current=None, desired="", scope="persistent",
+                    action="", writes=[mp])
+    assert _journal_estimate(Root(str(tmp_path)), [change]) >= 3 * 28000
