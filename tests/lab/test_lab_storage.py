@@ -252,3 +252,15 @@ def test_map_queue_settings_survive_the_multipathd_reconfigure(tmp_path, multipa
     policy = policy_file(tmp_path, BOTH)
     before, applied, _ = cycle(policy, lambda: (queue_of(devs, "read_ahead_kb"), MPCONF.read_text()))
     assert applied[0] == {d: "4096" for d in devs}
+
+
+def test_revert_leaves_map_queues_as_they_were_across_its_own_reconfigure(tmp_path, multipathd):
+    """A map's read_ahead_kb set by hand (not the reload's default) is back after apply and revert, though
+    both reconfigure multipathd and each table reload resets it."""
+    for dev in multipathd:
+        write(BLOCK / dev / "queue/read_ahead_kb", "2048")
+    devs = list(multipathd) + list(paths())
+    policy = policy_file(tmp_path, BOTH)
+    before, applied, _ = cycle(policy, lambda: (queue_of(devs, "read_ahead_kb"), running_config()))
+    assert {d: before[0][d] for d in multipathd} == {d: "2048" for d in multipathd}
+    assert applied[0] == {d: "4096" for d in devs} and "rr_min_io_rq 7" in applied[1]
