@@ -6,7 +6,8 @@ from numatune.families.storage import blockattr, facts, knob, multipath_write
 
 FAMILY = Family(
     name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"blockattr": blockattr, multipath_write.KIND: multipath_write},
+    check_policy=knob.check_policy, editors=knob.EDITORS,
+    write_kinds={"blockattr": blockattr, multipath_write.KIND: multipath_write},
     snapshot=Snapshot(patterns=(
         # The udev database (ID_*, DM_* properties), numatune's rules and
         # multipath.conf; the sysfs side is facts.snapshot_live.
