@@ -19,6 +19,7 @@ from numatune.apply.transaction import revert
 
 from .keys import bindings
 from .rows import STYLE, value_text
+from .tables import FittedTable
 
 FINAL = ("reverted", "rolled back")
 STATE_STYLE = {"applied": "green", "reverted": "dim", "rolled back": "yellow", "partly reverted": "bold yellow",
@@ -60,6 +61,11 @@ def revert_one(root, txid):
         return revert(root, tx)
 
 
+class HistoryTable(FittedTable):
+    # A txid is 27 characters, the time 19, the longest state 18 ("interrupted revert").
+    COLUMNS = (("transaction", 27, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
+
+
 class HistoryScreen(Screen):
     BINDINGS = bindings("history") + [Binding("h", "back", "Plan", show=False)]
 
@@ -89,15 +95,13 @@ class HistoryScreen(Screen):
         where = "" if root.is_live else " under --root %s" % (os.path.basename(root.path) or "/")
         yield Static("transactions in %s%s (newest first)" % (JOURNAL_DIR, where), id="history-status")
         with Container(id="history-body"):
-            yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+            yield HistoryTable(id="history", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="tx-pane"):
                 yield Static("", id="tx-details")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#history", DataTable)
-        for label, width in (("transaction", 29), ("time", 19), ("state", 16), ("chg", 4)):
-            table.add_column(label, width=width)
         table.loading = True
         self.load()
 
@@ -116,10 +120,7 @@ class HistoryScreen(Screen):
         table.loading = False
         keep = self.current().txid if self.current() else None
         self.transactions = event.transactions
-        table.clear()
-        for tx in self.transactions:
-            table.add_row(tx.txid, (tx.time or "?")[:19].replace("T", " "),
-                          Text(tx.state, style=STATE_STYLE.get(tx.state, "")), str(len(tx.changes)))
+        self.refill()
         if event.error:
             self.query_one("#tx-details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
             return
@@ -130,6 +131,17 @@ class HistoryScreen(Screen):
         table.move_cursor(row=index, animate=False)
         table.focus()
         self._show()
+
+    def refill(self) -> None:
+        """The rows, from the transactions read last (again after a resize)."""
+        table = self.query_one("#history", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for tx in self.transactions:
+            table.add_row(tx.txid, (tx.time or "?")[:19].replace("T", " "),
+                          Text(tx.state, style=STATE_STYLE.get(tx.state, "")), str(len(tx.changes)))
+        if self.transactions:
+            table.move_cursor(row=min(cursor, len(self.transactions) - 1), animate=False)
 
     def current(self):
         if not self.transactions:

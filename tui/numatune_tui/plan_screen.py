@@ -21,15 +21,17 @@ from numatune.report.console import summary_line
 from . import details, rows
 from .keys import bindings
 from .rows import Filters
+from .tables import FittedTable
 
 FIRST_ROWS = 20
 CHUNK_ROWS = 250
 SEARCH_DELAY = 0.15
 
 
-class PlanTable(DataTable):
+class PlanTable(FittedTable):
     """The plan's table; its enter (open a group) shows in the footer."""
     BINDINGS = bindings("table")
+    COLUMNS = rows.COLUMNS
 
 
 class PlanScreen(Screen):
@@ -72,9 +74,6 @@ class PlanScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        table = self.query_one("#plan", DataTable)
-        for label, width in rows.COLUMNS:
-            table.add_column(label, width=width)
         self.reload()
 
     # Reading the host happens in a thread; the screen hears back by message.
