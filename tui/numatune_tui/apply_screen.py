@@ -10,12 +10,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
-from numatune.apply import kinds as appliers
 from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.apply.journal import Transaction, new_txid, read_records
-from numatune.apply.transaction import describe_undo
-from numatune.model import Plan
 
 from .keys import bindings
 from .rows import STYLE, value_text
@@ -55,24 +51,19 @@ def confirm_text(changes, hidden=0):
     return t
 
 
+UNDO_STYLE = {"undone": "green", "left alone": "bold red", "pending": "bold red"}
+UNDO_LABEL = {"undone": "", "left alone": "NOT UNDONE ", "pending": "still pending "}
+
+
 def rolled_back(root, txid):
-    """What the journal of ``txid`` says was undone after a failure; empty
-    when the run stopped before its journal was opened."""
-    try:
-        tx = Transaction(txid, read_records(root, txid))
-    except NumatuneError:
+    """The engine's account of what was undone after a failure, as
+    [(text, style)]; empty when the run stopped before its journal was opened."""
+    report = engine.undo_report(root, txid)
+    if report is None:
         return []
-    lines = [("transaction %s: %s" % (tx.txid, tx.state), "bold")]
-    for seq in sorted(tx.ops, reverse=True):
-        op = tx.ops[seq]["op"]
-        what = appliers.for_op(op).describe(op)
-        if seq in tx.undone:
-            lines.append(("  %s" % describe_undo(op), "green"))
-        elif seq in tx.skipped:
-            lines.append(("  NOT UNDONE %s" % what, "bold red"))
-        else:
-            lines.append(("  still pending %s" % what, "bold red"))
-    return lines
+    state, writes = report
+    return [("transaction %s: %s" % (txid, state), "bold")] + [
+        ("  %s%s" % (UNDO_LABEL[what_happened], what), UNDO_STYLE[what_happened]) for what_happened, what in writes]
 
 
 class ApplyScreen(Screen):
@@ -121,18 +112,17 @@ class ApplyScreen(Screen):
     def run_apply(self) -> None:
         app = self.app
         # Chosen here so a failure can be read back from its journal.
-        txid = new_txid()
+        txid = engine.new_txid()
 
         def on_write(change, op):
-            self.post_message(self.WriteDone(change.id, appliers.for_op(op).describe(op)))
+            self.post_message(self.WriteDone(change.id, engine.describe_op(op)))
 
         try:
-            # Plan again and insist the host still matches what was reviewed,
-            # as `apply --plan` does with a saved plan.
-            fresh, _ = app.read_plan()
-            changes = engine.saved_changes(Plan(host={}, changes=self.changes), fresh)
-            txid, ops, findings = engine.apply(app.root, app.policy, changes, app.only, app.skip,
-                                               command="review", on_write=on_write, txid=txid)
+            # The engine plans again and insists the host still matches what
+            # was reviewed, as `apply --plan` does with a saved plan.
+            txid, changes, ops, findings = engine.apply_reviewed(app.root, app.policy, self.changes, app.only,
+                                                                 app.skip, command="review", on_write=on_write,
+                                                                 txid=txid)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Failed(str(e), rolled_back(app.root, txid)))
             return

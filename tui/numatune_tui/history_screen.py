@@ -11,17 +11,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from numatune.apply import kinds as appliers
+from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.apply.journal import JOURNAL_DIR, list_transactions
-from numatune.apply.lock import RunLock
-from numatune.apply.transaction import revert
 
 from .keys import bindings
 from .rows import STYLE, value_text
 from .tables import FittedTable
 
-FINAL = ("reverted", "rolled back")
 STATE_STYLE = {"applied": "green", "reverted": "dim", "rolled back": "yellow", "partly reverted": "bold yellow",
                "interrupted": "bold red", "interrupted revert": "bold red"}
 
@@ -39,26 +35,11 @@ def tx_details(tx):
     if not tx.ops:
         t.append("(none)\n", style="dim")
     for seq in sorted(tx.ops):
-        op = tx.ops[seq]["op"]
-        try:
-            what = appliers.for_op(op).describe(op)
-        except KeyError:
-            what = "%s %s" % (op.get("kind"), op.get("path"))
+        what = engine.describe_op(tx.ops[seq]["op"])
         status = ("undone" if seq in tx.undone else "left alone" if seq in tx.skipped
                   else "done" if seq in tx.done else "announced, not confirmed")
         t.append("%d %s: %s\n" % (seq, status, what), style="dim" if seq in tx.undone else "")
     return t
-
-
-def revert_one(root, txid):
-    """Revert a transaction under the run lock, as `numatune revert TXID` does."""
-    from numatune.errors import UsageError
-    from numatune.apply.journal import Transaction, read_records
-    with RunLock(root):
-        tx = Transaction(txid, read_records(root, txid))
-        if tx.state in FINAL:
-            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
-        return revert(root, tx)
 
 
 class HistoryTable(FittedTable):
@@ -93,7 +74,7 @@ class HistoryScreen(Screen):
         yield Header()
         root = self.app.root
         where = "" if root.is_live else " under --root %s" % (os.path.basename(root.path) or "/")
-        yield Static("transactions in %s%s (newest first)" % (JOURNAL_DIR, where), id="history-status")
+        yield Static("transactions in %s%s (newest first)" % (engine.journal_dir(), where), id="history-status")
         with Container(id="history-body"):
             yield HistoryTable(id="history", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="tx-pane"):
@@ -108,7 +89,7 @@ class HistoryScreen(Screen):
     @work(thread=True, exclusive=True, group="history")
     def load(self) -> None:
         try:
-            txs = list_transactions(self.app.root)
+            txs = engine.transactions(self.app.root)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Loaded([], str(e)))
             return
@@ -169,14 +150,13 @@ class HistoryScreen(Screen):
         tx = self.current()
         if tx is None:
             return
-        if tx.state in FINAL:
+        if tx.state in engine.FINAL_STATES:
             self.notify("transaction %s is already %s" % (tx.txid, tx.state), severity="warning")
             return
         body = Text("Put back what these writes replaced, newest first. A value changed since by someone "
                     "else is left alone (see `numatune revert --force`).\n\n")
         for item in tx.pending_undo():
-            op = item["op"]
-            body.append("undo %s\n" % appliers.for_op(op).describe(op))
+            body.append("undo %s\n" % engine.describe_op(item["op"]))
 
         def answered(ok):
             if ok:
@@ -188,7 +168,8 @@ class HistoryScreen(Screen):
     @work(thread=True, exclusive=True, group="revert")
     def run_revert(self, txid) -> None:
         try:
-            restored, skipped, failed = revert_one(self.app.root, txid)
+            # The engine's revert, as `numatune revert TXID` runs it: lock, journal, checks.
+            _, restored, skipped, failed = engine.revert(self.app.root, txid)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Reverted(txid, [], [], [], str(e)))
             return

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from numatune import engine
 from numatune.errors import NumatuneError
 from numatune.report.console import summary_line
 
@@ -56,6 +57,8 @@ class PlanScreen(Screen):
         self._generation = 0
         self._search_timer = None
         self._first_load = True
+        self._details_wanted = None
+        self._details_busy = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -193,17 +196,43 @@ class PlanScreen(Screen):
         pane = self.query_one("#details", Static)
         row = self.current_row()
         app = self.app
+        self._details_wanted = None if row is None else row.item
         if row is None:
             text = summary_line(app.plan) if app.plan else ""
             if app.plan and (app.plan.changes or app.plan.findings):
                 text = "nothing matches the filters (%s); escape clears the search" % self.filters.describe()
             pane.update(text)
         elif row.kind == "change":
-            pane.update(details.change_details(row.item, app.plan, app.facts, app.policy, app.root))
+            self._want_details(row.item)
+            return
         elif row.kind == "finding":
             pane.update(details.finding_details(row.item, app.policy))
         else:
             pane.update(details.group_details(row.group, row.count, app.plan))
+        self.query_one("#details-pane").scroll_home(animate=False)
+
+    # A change's details read the file its diff is of: in a thread, never on
+    # the event loop. One at a time; when the cursor moved on meanwhile, the
+    # latest change is shown next and those passed over are never read.
+
+    def _want_details(self, change) -> None:
+        self._details_wanted = change
+        if not self._details_busy:
+            self._details_busy = True
+            self.change_details(change)
+
+    @work(thread=True, group="details")
+    def change_details(self, change) -> None:
+        app = self.app
+        text = details.change_details(change, app.plan, app.facts, app.policy, app.root)
+        self.app.call_from_thread(self._change_details_ready, change, text)
+
+    def _change_details_ready(self, change, text) -> None:
+        self._details_busy = False
+        if self._details_wanted is not change:
+            self._want_details(self._details_wanted)
+            return
+        self.query_one("#details", Static).update(text)
         self.query_one("#details-pane").scroll_home(animate=False)
 
     @on(DataTable.RowHighlighted, "#plan")
@@ -228,27 +257,42 @@ class PlanScreen(Screen):
 
     def action_export(self) -> None:
         """The plan as JSON beside the working directory, for `numatune apply --plan`."""
-        from numatune.report import jsonout
         import os
         import time
         if self.app.plan is None:
             return
         path = os.path.abspath("numatune-plan-%s.json" % time.strftime("%Y%m%dT%H%M%S"))
+        self.save_plan(self.app.plan, path)
+
+    @work(thread=True, exclusive=True, group="export")
+    def save_plan(self, plan, path) -> None:
+        # A thread: thousands of changes are megabytes of JSON, written to a disk that may be slow.
         try:
-            with open(path, "x", encoding="utf-8") as f:
-                f.write(jsonout.dumps(self.app.plan.to_json()) + "\n")
-        except OSError as e:
-            self.notify("cannot write %s: %s" % (path, e.strerror or e), severity="error")
+            engine.save_plan(plan, path, replace=False)
+        except NumatuneError as e:
+            self.app.call_from_thread(self.notify, str(e), severity="error")
             return
-        self.notify("plan written to %s" % path)
+        self.app.call_from_thread(self.notify, "plan written to %s" % path)
 
     def action_diff(self) -> None:
         """The engine's diff of the selected changes' file edits (numatune.report.diff), in the details pane."""
-        from numatune.report.diff import diff_text
         if self.app.plan is None:
             return
-        chosen = rows.selected_changes(self.app.plan, self.app.deselected)
-        self.query_one("#details", Static).update(Text(diff_text(self.app.root, chosen)))
+        self._status("diffing the files the selected changes edit ...")
+        self.make_diff(rows.selected_changes(self.app.plan, self.app.deselected))
+
+    @work(thread=True, exclusive=True, group="diff")
+    def make_diff(self, chosen) -> None:
+        # A thread: it reads every file the changes edit.
+        try:
+            text = engine.diff_text(self.app.root, chosen)
+        except (NumatuneError, OSError) as e:
+            text = "cannot diff: %s" % e
+        self.app.call_from_thread(self._show_diff, text)
+
+    def _show_diff(self, text) -> None:
+        self._update_status()
+        self.query_one("#details", Static).update(Text(text))
         self.query_one("#details-pane").scroll_home(animate=False)
 
     # Selection.
