@@ -108,3 +108,20 @@ def test_history_columns_use_the_tables_width(tmp_path, size):
             assert widths[0] >= len("20261121T101500-000001-4242") and widths[2] >= len("interrupted revert")
             assert sum(c.get_render_width(table) for c in table.ordered_columns) == _room(table)
     run(go())
+
+
+def test_the_search_bar_takes_no_width_from_the_table(tmp_path):
+    plan = _plan()
+    app = make_app(tmp_path, plan_source=lambda: (plan, {}))
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#plan", DataTable)
+            await pilot.press("slash", *"knob", "enter")
+            await pilot.pause(0.3)
+            # Its margins once made the body two columns short: "medium" was cut to "mediu".
+            assert table.size.width == 80
+            used = sum(c.get_render_width(table) for c in table.ordered_columns)
+            assert used <= _room(table)
+    run(go())

@@ -55,7 +55,12 @@ def test_cells_show_selection_scope_values_flags_and_risk():
     off = rows.cells(row, set(), {change.id}, plan)
     assert off[0] == ("·", "unselected")
     group = rows.cells(rows.Row("group", "oracle", None, 1, (change.id,)), {"oracle"}, {change.id}, plan)
-    assert group[0][0] == "▼" and group[2][0] == "oracle: 1 change, 0 selected"
+    assert group[0][0] == "▼" and group[2][0] == "oracle: 1 change" and group[3][0] == "0 selected"
+    # A filter that shows part of a group says so; the selection counts the whole group.
+    members = tuple(c.id for c in plan.changes if c.area == "oracle") + ("x", "y")
+    part = rows.cells(rows.Row("group", "oracle", None, 1, members), set(), set(), plan)
+    assert part[0][0] == "▶" and part[2][0] == "oracle: 1 of %d changes" % len(members)
+    assert part[3][0] == "%d selected" % len(members)
 
 
 def test_cycles_and_summary():

@@ -200,7 +200,7 @@ class PlanScreen(Screen):
         if row is None:
             text = summary_line(app.plan) if app.plan else ""
             if app.plan and (app.plan.changes or app.plan.findings):
-                text = "nothing matches the filters (%s); escape clears the search" % self.filters.describe()
+                text = ("nothing matches the filters (%s); x clears them" % self.filters.describe())
             pane.update(text)
         elif row.kind == "change":
             self._want_details(row.item)
@@ -346,6 +346,13 @@ class PlanScreen(Screen):
 
     def action_high_risk(self) -> None:
         self.filters.high_risk_only = not self.filters.high_risk_only
+        self.refill(cursor=0)
+
+    def action_clear_filters(self) -> None:
+        search = self.query_one("#search", Input)
+        search.value = ""
+        self.filters = Filters()
+        self.action_clear_search()
         self.refill(cursor=0)
 
     def action_search(self) -> None:

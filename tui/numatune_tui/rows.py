@@ -136,12 +136,14 @@ def cells(row, expanded, deselected, plan):
     if row.kind == "group":
         mark = "▼" if row.group in expanded else "▶"
         if row.group == FINDINGS:
-            label = "findings: %d" % row.count
-        else:
-            chosen = sum(1 for i in row.members if i not in deselected)
-            label = "%s: %d change%s, %d selected" % (row.group, row.count, "" if row.count == 1 else "s",
-                                                    chosen)
-        return [(mark, "group"), ("", ""), (label, "group"), ("", ""), ("", ""), ("", "")]
+            return [(mark, "group"), ("", ""), ("findings: %d" % row.count, "group"), ("", ""), ("", ""), ("", "")]
+        # The count in the target column, the selection in the values column:
+        # each fits its column at 80 columns. A filter shows "4 of 34".
+        total = len(row.members)
+        shown = "%d" % row.count if row.count == total else "%d of %d" % (row.count, total)
+        label = "%s: %s change%s" % (row.group, shown, "" if total == 1 else "s")
+        chosen = sum(1 for i in row.members if i not in deselected)
+        return [(mark, "group"), ("", ""), (label, "group"), ("%d selected" % chosen, "group"), ("", ""), ("", "")]
     if row.kind == "finding":
         f = row.item
         return [(" ", ""), (SEVERITY_SHORT[f.severity], f.severity), (f.message, ""),

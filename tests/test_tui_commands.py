@@ -1,0 +1,85 @@
+"""The palette and the keys as a person meets them: each screen's palette
+offers that screen's commands (and one "Keys"), x clears every filter, and
+q (or ctrl+q, or the palette's Quit) does not leave while the engine writes."""
+import threading
+
+from tui_support import fake_plan, make_app, review_root, run, settle  # noqa: F401 (review_root: a fixture)
+
+from numatune import engine
+from numatune_tui.app import HISTORY_PALETTE, PALETTE
+from numatune_tui.rows import Filters
+
+
+def _titles(app):
+    return [c.title for c in app.get_system_commands(app.screen)]
+
+
+def test_each_screen_offers_its_own_commands(tmp_path):
+    plan = fake_plan(20)
+    app = make_app(tmp_path, plan_source=lambda: (plan, {}))
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            titles = _titles(app)
+            assert [t for t, _, _ in PALETTE] == [t for t in titles if t in {p[0] for p in PALETTE}]
+            assert titles.count("Keys") == 1
+            assert not {t for t, _, _ in HISTORY_PALETTE} & set(titles)
+            await pilot.press("h")
+            await settle(app, pilot)
+            titles = _titles(app)
+            assert {t for t, _, _ in HISTORY_PALETTE} <= set(titles)
+            assert not {t for t, _, _ in PALETTE} & set(titles)
+            assert titles.count("Keys") == 1
+    run(go())
+
+
+def test_x_clears_every_filter_and_the_search(tmp_path):
+    plan = fake_plan(20)
+    app = make_app(tmp_path, plan_source=lambda: (plan, {}))
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            screen = app.screen
+            await pilot.press("f", "k", "v", "slash", *"zzz", "enter")
+            await pilot.pause(0.3)
+            assert screen.rows == [] and "x clears them" in str(screen.query_one("#details").render())
+            await pilot.press("x")
+            await pilot.pause(0.3)
+            assert screen.filters == Filters() and screen.rows
+            assert "area all" in str(screen.query_one("#status").render())
+    run(go())
+
+
+def test_quit_waits_for_the_engine_to_finish_writing(review_root, monkeypatch):
+    root, policy = review_root
+    app = make_app(root, policy)
+    release = threading.Event()
+    real = engine.apply_reviewed
+
+    def slow(*args, **kwargs):
+        release.wait(10)  # the engine is in the middle of its writes
+        return real(*args, **kwargs)
+    monkeypatch.setattr(engine, "apply_reviewed", slow)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("a", "y")
+            await pilot.pause(0.2)
+            assert app.writing()
+            await pilot.press("q")
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.2)
+            assert app.is_running and app.return_code is None
+            assert any("writing to the host" in n.message for n in app._notifications)
+            release.set()
+            await settle(app, pilot)
+            assert app.screen.outcome == "applied" and not app.writing()
+            await pilot.press("q")
+        assert app.return_code == 0
+    try:
+        run(go())
+    finally:
+        release.set()
