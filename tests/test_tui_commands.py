@@ -83,3 +83,40 @@ def test_quit_waits_for_the_engine_to_finish_writing(review_root, monkeypatch):
         run(go())
     finally:
         release.set()
+
+
+def test_leaving_the_history_waits_for_a_revert(review_root, monkeypatch):
+    root, policy = review_root
+    app = make_app(root, policy)
+    release = threading.Event()
+    real = engine.revert
+
+    def slow(*args, **kwargs):
+        release.wait(10)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(engine, "revert", slow)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("a", "y")
+            await settle(app, pilot)
+            await pilot.press("h")
+            await settle(app, pilot)
+            history = app.screen
+            await pilot.press("r", "y")
+            await pilot.pause(0.2)
+            assert app.stale  # the plan is out of date from the first undo
+            await pilot.press("escape", "q")
+            await pilot.pause(0.2)
+            assert app.screen is history and app.is_running
+            release.set()
+            await settle(app, pilot)
+            assert [t.state for t in history.transactions] == ["reverted"]
+            await pilot.press("escape")
+            await settle(app, pilot)
+            assert type(app.screen).__name__ == "PlanScreen" and not app.stale  # planned again
+    try:
+        run(go())
+    finally:
+        release.set()

@@ -160,6 +160,8 @@ class HistoryScreen(Screen):
 
         def answered(ok):
             if ok:
+                # Before the first write: the plan behind this screen is out of date from here on.
+                self.app.stale = True
                 self.run_revert(tx.txid)
 
         self.app.push_screen(ConfirmScreen("Revert transaction %s?" % tx.txid, body,
@@ -196,4 +198,7 @@ class HistoryScreen(Screen):
         self.load()
 
     def action_back(self) -> None:
+        if self.app.writing():
+            self.notify("the revert is still running; it journals every undo", severity="warning")
+            return
         self.app.pop_screen()
