@@ -194,6 +194,12 @@ def apply_reviewed(root, policy, reviewed, only=None, skip=None, command="review
     return txid, changes, ops, findings
 
 
+def planned_writes(changes):
+    """Writes the changes plan. Apply journals fewer when a write finds its
+    target already as wanted (a file an earlier write of the run rewrote)."""
+    return sum(len(c.writes) for c in changes)
+
+
 def pick_transaction(root, txid=None, last=False):
     """The transaction a revert is about: ``txid``, or the newest one not yet undone."""
     from numatune.apply.journal import list_transactions, load

@@ -120,3 +120,33 @@ def test_leaving_the_history_waits_for_a_revert(review_root, monkeypatch):
         run(go())
     finally:
         release.set()
+
+
+def test_dialog_and_result_counts_agree(tmp_path):
+    """The dialog counts planned writes; the result counts journaled ones and
+    says how many found their target already as wanted (the san-multipath
+    case: nine udev changes rewrite one rules file, the first write does it)."""
+    import shutil
+    from conftest import REPO
+    case = REPO / "tests" / "cases" / "storage" / "san-multipath"
+    shutil.copytree(case / "root", tmp_path / "root", symlinks=True)
+    app = make_app(tmp_path / "root", case / "policy.toml")
+
+    async def go():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            planned = engine.planned_writes(app.plan.changes)
+            await pilot.press("a")
+            await pilot.pause()
+            body = str(app.screen.query_one("#dialog-body").query_one("Static").render())
+            assert "%d change(s), %d planned write(s)" % (len(app.plan.changes), planned) in body
+            await pilot.press("y")
+            await settle(app, pilot)
+            screen = app.screen
+            assert screen.outcome == "applied"
+            log = "\n".join(str(line.text) for line in screen.query_one("#apply-log").lines)
+            made = int(log.split(" write(s) applied")[0].rsplit(", ", 1)[1])
+            assert made < planned
+            assert "%d of the %d planned write(s) found their target already as wanted" % (planned - made, planned) \
+                in log
+    run(go())

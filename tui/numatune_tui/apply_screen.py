@@ -23,9 +23,8 @@ def confirm_text(changes, hidden=0):
     """What the confirmation lists: every change, then the consequences.
     ``hidden``: how many of them the screen's filter keeps out of view."""
     t = Text()
-    writes = sum(len(c.writes) for c in changes)
-    t.append("%d change(s), %d write(s), journaled first and rolled back on any failure.\n"
-             % (len(changes), writes))
+    t.append("%d change(s), %d planned write(s), journaled first and rolled back on any failure.\n"
+             % (len(changes), engine.planned_writes(changes)))
     if hidden:
         t.append("%d of them are hidden by the current filter; they are applied too.\n" % hidden,
                  style="bold yellow")
@@ -99,7 +98,7 @@ class ApplyScreen(Screen):
         yield Header()
         with Vertical(id="apply-body"):
             yield Static("applying %d change(s) ..." % len(self.changes), id="apply-title")
-            yield ProgressBar(total=sum(len(c.writes) for c in self.changes) or 1, show_eta=False,
+            yield ProgressBar(total=engine.planned_writes(self.changes) or 1, show_eta=False,
                               id="apply-progress")
             yield RichLog(id="apply-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True, show_command_palette=False)
@@ -143,6 +142,11 @@ class ApplyScreen(Screen):
                      % (event.txid, len(event.changes), len(event.ops)), style="bold green")
         self.query_one("#apply-title", Static).update(title)
         log.write(title)
+        needless = engine.planned_writes(event.changes) - len(event.ops)
+        if needless > 0:
+            # The dialog counted planned writes: say where the difference went.
+            log.write(Text("%d of the %d planned write(s) found their target already as wanted (not journaled)"
+                           % (needless, engine.planned_writes(event.changes)), style="dim"))
         reboot = [c for c in event.changes if c.reboot_required]
         if reboot:
             log.write(Text("%d change(s) take effect at the next reboot." % len(reboot), style="magenta"))
