@@ -13,7 +13,7 @@ ALLOWED = {
     "numatune": {"engine"},
     "numatune.errors": None,                         # any error class
     "numatune.model": {"AREAS", "SEVERITIES"},       # what the filters cycle through
-    "numatune.report.console": {"summary_line"},     # the CLI's own one-line verdict
+    "numatune.report.console": {"summary_line", "waiting_lines"},  # the CLI's own verdict and reminders
 }
 # engine functions the TUI calls: each must exist, and the CLI (numatune.commands) uses the shared ones too.
 SHARED_WITH_CLI = {"make_plan", "revert", "describe_op", "save_plan"}

@@ -149,4 +149,8 @@ def test_dialog_and_result_counts_agree(tmp_path):
             assert made < planned
             assert "%d of the %d planned write(s) found their target already as wanted" % (planned - made, planned) \
                 in log
+            # The restart it waits for (multipathd) stays named after apply, as the CLI names it.
+            restart = [c for c in app.screen.changes if c.restart_required]
+            assert restart and "%d change(s) take effect after a restart:" % len(restart) in log
+            assert restart[0].target[:40] in log
     run(go())

@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
+from numatune.report.console import waiting_lines
 
 from .keys import bindings
 from .rows import STYLE, value_text
@@ -147,9 +148,9 @@ class ApplyScreen(Screen):
             # The dialog counted planned writes: say where the difference went.
             log.write(Text("%d of the %d planned write(s) found their target already as wanted (not journaled)"
                            % (needless, engine.planned_writes(event.changes)), style="dim"))
-        reboot = [c for c in event.changes if c.reboot_required]
-        if reboot:
-            log.write(Text("%d change(s) take effect at the next reboot." % len(reboot), style="magenta"))
+        # What waits for a reboot or a restart, named, as `numatune apply` prints it.
+        for line in waiting_lines(event.changes, event.findings):
+            log.write(Text(line, style="magenta" if not line.startswith(" ") else ""))
         for f in event.findings:
             log.write(Text("%s %s" % (f.severity.upper(), f.message), style=STYLE.get(f.severity, "")))
         root = self.app.root
