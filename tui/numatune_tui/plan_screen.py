@@ -15,11 +15,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from numatune import engine
 from numatune.errors import NumatuneError
 from numatune.report.console import summary_line
 
 from . import details, rows
+from .file_commands import FileCommands
 from .keys import bindings
 from .rows import Filters
 from .tables import FittedTable
@@ -35,7 +35,7 @@ class PlanTable(FittedTable):
     COLUMNS = rows.COLUMNS
 
 
-class PlanScreen(Screen):
+class PlanScreen(FileCommands, Screen):
     BINDINGS = bindings("plan")
 
     class PlanReady(Message):
@@ -254,46 +254,6 @@ class PlanScreen(Screen):
 
     def action_reload_plan(self) -> None:
         self.reload()
-
-    def action_export(self) -> None:
-        """The plan as JSON beside the working directory, for `numatune apply --plan`."""
-        import os
-        import time
-        if self.app.plan is None:
-            return
-        path = os.path.abspath("numatune-plan-%s.json" % time.strftime("%Y%m%dT%H%M%S"))
-        self.save_plan(self.app.plan, path)
-
-    @work(thread=True, exclusive=True, group="export")
-    def save_plan(self, plan, path) -> None:
-        # A thread: thousands of changes are megabytes of JSON, written to a disk that may be slow.
-        try:
-            engine.save_plan(plan, path, replace=False)
-        except NumatuneError as e:
-            self.app.call_from_thread(self.notify, str(e), severity="error")
-            return
-        self.app.call_from_thread(self.notify, "plan written to %s" % path)
-
-    def action_diff(self) -> None:
-        """The engine's diff of the selected changes' file edits (numatune.report.diff), in the details pane."""
-        if self.app.plan is None:
-            return
-        self._status("diffing the files the selected changes edit ...")
-        self.make_diff(rows.selected_changes(self.app.plan, self.app.deselected))
-
-    @work(thread=True, exclusive=True, group="diff")
-    def make_diff(self, chosen) -> None:
-        # A thread: it reads every file the changes edit.
-        try:
-            text = engine.diff_text(self.app.root, chosen)
-        except (NumatuneError, OSError) as e:
-            text = "cannot diff: %s" % e
-        self.app.call_from_thread(self._show_diff, text)
-
-    def _show_diff(self, text) -> None:
-        self._update_status()
-        self.query_one("#details", Static).update(Text(text))
-        self.query_one("#details-pane").scroll_home(animate=False)
 
     # Selection.
 
