@@ -98,9 +98,10 @@ def target_sets(rule, devices, direct, expanded):
         if keys:
             sets.append((keys, "self", True))
             covered |= {n for n in maps if udev_rules.matches(keys, devices[n])}
+    wanted = set(expanded)  # 4,096 paths: a list lookup per slave here was quadratic
     for keys, mode, maps_only in list(sets):
         parents = [n for n in covered if devices[n]["kind"] == "dm-multipath" and udev_rules.matches(keys, devices[n])]
-        if any(s in expanded and s not in covered for n in parents for s in devices[n]["slaves"]):
+        if any(s in wanted and s not in covered for n in parents for s in devices[n]["slaves"]):
             sets.append((keys, "slaves", False))
     return sets, general
 
@@ -124,9 +125,11 @@ def effective(rules, devices):
     """{device: {"ATTR{attr}": value}} the rules give every device, slaves
     of a map included; later rules win, as in udev."""
     out = {name: {} for name in devices}
+    memo = {}
     for keys, assigns in rules:
+        hit = udev_rules.matching(keys, devices, memo)
         for name, dev in devices.items():
-            if not udev_rules.matches(keys, dev):
+            if name not in hit:
                 continue
             for key, value in assigns:
                 if key != "RUN":
