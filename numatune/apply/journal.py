@@ -8,7 +8,7 @@ Records, in order:
   done       seq                                                  the write returned
   commit                                                          apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
-  undoing    seq                                                  fsynced, then the restore
+  undoing    seq                                                  fsynced (a batch at once), then the restore
   undone     seq (or skipped with a reason)
   failed     seq, error, what (an undo that raised; the others still ran)
   undo-end   reason
