@@ -246,9 +246,10 @@ def _undo_decision(root, op, seq, force, interrupted):
     kind = appliers.for_op(op)
     if hasattr(kind, "cleanup"):
         kind.cleanup(root, op)
-    if kind.current_matches(root, op, "before"):
+    sides = kind.current_sides(root, op) if hasattr(kind, "current_sides") else None  # one read for both
+    if sides[0] if sides else kind.current_matches(root, op, "before"):
         return "already"
-    holds_after = seq not in interrupted and kind.current_matches(root, op, "after")
+    holds_after = seq not in interrupted and (sides[1] if sides else kind.current_matches(root, op, "after"))
     # A write announced but never confirmed may have landed: restoring
     # is safe because "before" is what was there when it was announced.
     if not (holds_after or force or seq in interrupted):
