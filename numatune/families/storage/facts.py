@@ -181,7 +181,8 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
     sectors = _int(_clean(root.read_text(path + "/size")))
     current, available = parse_scheduler(root.read_text(path + "/queue/scheduler"))
     kind = classify(name, dm_uuid)
-    rotational = _int(_clean(root.read_text(path + "/queue/rotational")))
+    rotational_text = _clean(root.read_text(path + "/queue/rotational"))
+    rotational = _int(rotational_text)
     return {
         "name": name,
         "kind": kind,
@@ -201,8 +202,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
         "udev": keep_properties(props),
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
         # never the ones a multipath map inherits below.
-        "attrs": {"vendor": vendor, "model": model, "queue/rotational": None if rotational is None
-                  else str(rotational)},
+        "attrs": {"vendor": vendor, "model": model, "queue/rotational": rotational_text},
     }
 
 
@@ -275,7 +275,10 @@ def read_settings(root, device, attrs):
     for attr in attrs:
         if attr == "scheduler":
             continue  # part of the identity
-        if attr in QUEUE_ATTRS:
+        if attr == "rotational" and "attrs" in device:
+            # Read with the identity a moment ago: not read twice.
+            out[attr] = {"path": "%s/queue/rotational" % path, "value": device["attrs"]["queue/rotational"]}
+        elif attr in QUEUE_ATTRS:
             out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": _clean(root.read_text(
                 "%s/queue/%s" % (path, attr)))}
         elif attr == "queue_depth":
