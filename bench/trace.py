@@ -14,7 +14,7 @@ the link ``name`` in the directory that descriptor was opened on.
 import re
 
 _LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(openat2|openat|readlinkat|readlink|getdents64)\((.*)\)\s+=\s+(-?\d+)")
-_OPENAT = re.compile(r'^(?:AT_FDCWD|-?\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|0-9]+)')
+_OPENAT = re.compile(r'^(AT_FDCWD|-?\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|0-9]+)')
 _OPENAT2 = re.compile(r'^(-?\d+), "((?:[^"\\]|\\.)*)", \{flags=([A-Z_|0-9]+)')
 _READLINK = re.compile(r'^"((?:[^"\\]|\\.)*)", ')
 _READLINKAT = re.compile(r'^(-?\d+), "((?:[^"\\]|\\.)*)", ')
@@ -65,14 +65,16 @@ def ops(text, prefixes):
             o = (_OPENAT if call == "openat" else _OPENAT2).match(args)
             if not o:
                 continue
-            if call == "openat2":
+            rel = _unescape(o.group(2))
+            if call == "openat2" or (o.group(1) != "AT_FDCWD" and not rel.startswith("/")):
+                # Relative to a directory descriptor: openat2 inside the root, or openat
+                # of a name in a directory numatune resolved once (Root.read_texts).
                 base = fds.get((pid, int(o.group(1))))
                 if base is None or ("O_PATH" in o.group(3) and "O_DIRECTORY" not in o.group(3)):
                     continue
-                rel = _unescape(o.group(2))
                 path, flags = (base.rstrip("/") + "/" + rel) if rel != "." else base, o.group(3)
             else:
-                path, flags = _unescape(o.group(1)), o.group(2)
+                path, flags = rel, o.group(3)
             o = _Flags(flags)
             if "O_DIRECTORY" in o.flags:
                 if result >= 0:

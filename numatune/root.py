@@ -270,6 +270,40 @@ class Root:
         # What text-mode open() did: universal newlines.
         return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
+    def read_texts(self, directory, names):
+        """{name: text or None} of the files ``names`` in one directory, read
+        as read_text reads each: the directory is resolved once and each file
+        opened by name from its descriptor, not resolved from the root again
+        (a giant host reads a dozen attributes from each of 5,000 block
+        devices: a third less per read). Under --root a name that is a link is
+        not followed from there: it is read by its whole path, inside the root."""
+        for name in names:
+            if "/" in name or name in ("", ".", ".."):
+                raise ValueError("read_texts takes names in the directory, not paths: %r" % name)
+        base = directory.rstrip("/") + "/"
+        try:
+            if self.is_live:
+                fd, nofollow = os.open(directory, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC), 0
+            else:
+                fd, nofollow = self._open_dir(directory, os.O_PATH), os.O_NOFOLLOW
+        except OSError:
+            return {name: None for name in names}  # no such directory: none of its files
+        if fd is None:
+            return {name: self.read_text(base + name) for name in names}
+        out = {}
+        try:
+            for name in names:
+                try:
+                    text = _read_all(os.open(name, os.O_RDONLY | os.O_CLOEXEC | nofollow, dir_fd=fd)).decode(
+                        "utf-8", "surrogateescape")
+                except OSError as e:
+                    out[name] = self.read_text(base + name) if e.errno == errno.ELOOP and nofollow else None
+                    continue
+                out[name] = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        finally:
+            os.close(fd)
+        return out
+
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""
         text = self.read_text(path)

@@ -93,6 +93,8 @@ STRACE = r'''4242  openat(AT_FDCWD, "/usr/lib/python3.11/os.py", O_RDONLY|O_CLOE
 4242  readlinkat(8, "eth0", "../../devices/virtual/net/eth0", 4096) = 30
 4242  openat2(6, "sys/class/net/eth0", {flags=O_RDONLY|O_CLOEXEC|O_PATH, resolve=RESOLVE_IN_ROOT}, 24) = 9
 4242  openat2(6, "sys/class/net/eth0/mtu", {flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_IN_ROOT}, 24) = 9
+4242  openat2(6, "sys/block/sda/queue", {flags=O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 10
+4242  openat(10, "nr_requests", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = 11
 4242  +++ exited with 0 +++
 '''
 
@@ -104,8 +106,9 @@ def test_trace_finds_what_the_run_touched():
                    ("R", "/r/etc/na\u00efve\ttab"),
                    # A directory opened inside the root for reading is listed through a dup of its
                    # descriptor; a link is read relative to its directory's; an O_PATH lookup is no read.
-                   ("L", "/r/sys/class/net"), ("K", "/r/sys/class/net/eth0"), ("R", "/r/sys/class/net/eth0/mtu")]
-    assert trace.summary(got) == "4 files read, 3 directories listed, 2 links read"
+                   ("L", "/r/sys/class/net"), ("K", "/r/sys/class/net/eth0"), ("R", "/r/sys/class/net/eth0/mtu"),
+                   ("R", "/r/sys/block/sda/queue/nr_requests")]  # a name opened from its directory's descriptor
+    assert trace.summary(got) == "5 files read, 3 directories listed, 2 links read"
 
 
 @pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed (apt-get install strace)")
