@@ -93,7 +93,7 @@ STRACE = r'''4242  openat(AT_FDCWD, "/usr/lib/python3.11/os.py", O_RDONLY|O_CLOE
 4242  readlinkat(8, "eth0", "../../devices/virtual/net/eth0", 4096) = 30
 4242  openat2(6, "sys/class/net/eth0", {flags=O_RDONLY|O_CLOEXEC|O_PATH, resolve=RESOLVE_IN_ROOT}, 24) = 9
 4242  openat2(6, "sys/class/net/eth0/mtu", {flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_IN_ROOT}, 24) = 9
-4242  openat2(6, "sys/block/sda/queue", {flags=O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 10
+4242  openat2(6, "sys/block/sda/queue", {flags=O_RDONLY|O_PATH|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 10
 4242  openat(10, "nr_requests", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = 11
 4242  +++ exited with 0 +++
 '''

@@ -174,20 +174,25 @@ def _target(dev, attr, via):
     return "%s %s" % (where, attr if attr in SCSI_ATTRS else "queue/" + attr)
 
 
+def _ids(dev, attr, index):
+    return "block.live:%s:%s" % (dev["name"], attr), "block[%d].%s" % (index, attr)
+
+
 def _live(dev, attr, value, rule, index, via, scheduler_switch):
-    rule_key = "block[%d].%s" % (index, attr)
-    why = rule.get("why", "")
-    cid = "block.live:%s:%s" % (dev["name"], attr)
-    target = _target(dev, attr, via)
+    # Ids and texts are formatted only for what is not compliant: a compliant
+    # giant host (the usual `check`) has 30,000 settings that need none.
     if attr == "scheduler":
         name, problem = resolve_scheduler(value, dev)
+        if problem or name:
+            cid, rule_key = _ids(dev, attr, index)
         if problem:
             yield Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
                           message=problem + ": scheduler not set")
         elif name:
             sysfs = dev["sysfs"] + "/queue/"
-            yield Change(id=cid, area="storage", target=target, current=dev["scheduler"]["current"], desired=name,
-                         scope="live", action="write %sscheduler" % sysfs, why=why, rule=rule_key,
+            yield Change(id=cid, area="storage", target=_target(dev, attr, via), current=dev["scheduler"]["current"],
+                         desired=name, scope="live", action="write %sscheduler" % sysfs, why=rule.get("why", ""),
+                         rule=rule_key,
                          drift_severity="warning",
                          writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
                                        args={"coupled": [sysfs + "nr_requests"]})])
@@ -198,6 +203,7 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
         if dev["kind"] == "dm-multipath" and attr in SCSI_ATTRS:
             return  # a map has no SCSI device of its own; its paths carry the setting
         what = "not a SCSI disk" if attr in SCSI_ATTRS else "no such attribute"
+        cid, rule_key = _ids(dev, attr, index)
         yield Finding(id=cid, severity="info", area="storage", target=dev["name"], rule=rule_key,
                       message="%s has no %s (%s): not set" % (dev["name"], attr, what))
         return
@@ -210,13 +216,15 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
     # Switching the scheduler resets nr_requests, so it is written again after.
     if current == value and not (attr == "nr_requests" and scheduler_switch):
         return
+    cid, rule_key = _ids(dev, attr, index)
     write = Write(kind="value", path=setting["path"], value=value)
     risk = "low"
     if attr == "cache_type":
         risk = "high"
         write = Write(kind="blockattr", path=setting["path"], value=value, args={"prefix": "temporary "})
-    yield Change(id=cid, area="storage", target=target, current=current, desired=value, scope="live",
-                 action="write %s" % setting["path"], why=why, rule=rule_key, risk=risk, writes=[write],
+    yield Change(id=cid, area="storage", target=_target(dev, attr, via), current=current, desired=value,
+                 scope="live", action="write %s" % setting["path"], why=rule.get("why", ""), rule=rule_key,
+                 risk=risk, writes=[write],
                  # Queue settings off target cost throughput, not data: a warning. cache_type is data-loss risk.
                  drift_severity="" if attr == "cache_type" else "warning")
 
