@@ -3,7 +3,6 @@
 Every path in numatune is written as on the real host ("/proc/cmdline") and
 mapped here, so a snapshot of a server can be planned and applied offline.
 """
-import ctypes
 import errno
 import fnmatch
 import os
@@ -18,39 +17,49 @@ _RESOLVE_IN_ROOT = 0x10
 _MAX_HOPS = 40              # the kernel's own limit on links in one lookup
 
 
-class _OpenHow(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-
 class _Openat2:
     """The syscall through ctypes, or None once the kernel (or a seccomp
     filter) says it does not have it. A giant host's plan opens 100,000
     files through it: the argument types are declared once and the
     ``open_how`` of each (flags, mode) built once, which halves the cost of
-    a call (converting them per call cost as much as the open itself)."""
+    a call (converting them per call cost as much as the open itself).
+    ctypes is imported at the first call: the live root never makes one, and
+    a small `check` would spend a tenth of its start importing it."""
     works = None
 
     def __init__(self):
         self._hows = {}
+        self.syscall = None
+
+    def _bind(self):
+        """Load the syscall and the open_how type; False where ctypes or libc cannot."""
         try:
+            import ctypes
+
+            class OpenHow(ctypes.Structure):
+                _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
             libc = ctypes.CDLL(None, use_errno=True)
-            self.syscall = libc.syscall
-            self.syscall.restype = ctypes.c_long
-            self.syscall.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p,
-                                     ctypes.c_size_t]
-        except (OSError, AttributeError):
+            syscall = libc.syscall
+            syscall.restype = ctypes.c_long
+            syscall.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
+        except (ImportError, OSError, AttributeError):
             _Openat2.works = False
+            return False
+        self.ctypes, self.open_how, self.syscall = ctypes, OpenHow, syscall
+        return True
 
     def _how(self, flags, mode):
         """(address, size) of the open_how for ``flags``/``mode``, kept alive in ``_hows``."""
         key = (flags, mode if flags & os.O_CREAT else 0)
         got = self._hows.get(key)
         if got is None:
-            how = _OpenHow(flags | os.O_CLOEXEC, key[1], _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS)
-            got = self._hows[key] = (how, ctypes.addressof(how), ctypes.sizeof(how))
+            how = self.open_how(flags | os.O_CLOEXEC, key[1], _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS)
+            got = self._hows[key] = (how, self.ctypes.addressof(how), self.ctypes.sizeof(how))
         return got[1], got[2]
 
     def __call__(self, dirfd, path, flags, mode=0):
+        if self.syscall is None and not self._bind():
+            return None
         address, size = self._how(flags, mode)
         name = os.fsencode(path)
         for _ in range(8):  # EAGAIN: a rename raced the lookup; the kernel asks to retry
@@ -58,7 +67,7 @@ class _Openat2:
             if fd >= 0:
                 _Openat2.works = True
                 return fd
-            err = ctypes.get_errno()
+            err = self.ctypes.get_errno()
             if err != errno.EAGAIN:
                 break
         if err in (errno.ENOSYS, errno.EPERM) and _Openat2.works is None:
