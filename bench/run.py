@@ -95,9 +95,9 @@ def floor_ops(argv, prefixes, out_path):
     if not shutil.which("strace"):
         raise BenchError("bench: strace is needed to find the floor (apt-get install strace)")
     log = out_path + ".strace"
-    proc = subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e", "trace=openat,openat2,readlink,getdents64",
-                           "-o", log, "--"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          env=ENV, cwd=REPO)
+    proc = subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e",
+                           "trace=openat,openat2,readlink,readlinkat,getdents64", "-o", log, "--"] + argv,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, cwd=REPO)
     if proc.returncode not in (0, 1, 2):
         raise BenchError("bench: traced run failed: %s" % proc.stderr.decode(errors="replace").strip()[-300:])
     with open(log, encoding="utf-8", errors="surrogateescape") as f:

@@ -1,4 +1,4 @@
-"""What a numatune run touched, from `strace -f -e trace=openat,openat2,readlink,getdents64`.
+"""What a numatune run touched, from `strace -f -e trace=openat,openat2,readlink,readlinkat,getdents64`.
 
 ``ops(text, prefixes)`` turns a trace into the floor's work list: each path
 under one of ``prefixes`` once, in first-touch order, as R (open and read a
@@ -6,14 +6,18 @@ file), L (list a directory) or K (read a symlink). Opens that failed are kept:
 probing a path that is not there costs the plan a syscall, and the floor
 pays it too. Under --root numatune opens with openat2(root fd, "relative
 path", RESOLVE_IN_ROOT): the path is the root fd's path joined with it; its
-O_PATH lookups (resolving a path without opening it) are not reads.
+O_PATH lookups (resolving a path without opening it) are not reads. A
+directory opened for reading is a listing (os.listdir(fd) reads a dup of the
+descriptor, which the trace cannot follow), and readlinkat(dirfd, name) reads
+the link ``name`` in the directory that descriptor was opened on.
 """
 import re
 
-_LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(openat2|openat|readlink|getdents64)\((.*)\)\s+=\s+(-?\d+)")
-_OPENAT = re.compile(r'^(?:AT_FDCWD|-?\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|0-9]+)')
+_LINE = re.compile(r"^(?:\[pid\s+)?(\d+)\]?\s+(openat2|openat|readlinkat|readlink|getdents64)\((.*)\)\s+=\s+(-?\d+)")
+_OPENAT = re.compile(r'^(AT_FDCWD|-?\d+), "((?:[^"\\]|\\.)*)", ([A-Z_|0-9]+)')
 _OPENAT2 = re.compile(r'^(-?\d+), "((?:[^"\\]|\\.)*)", \{flags=([A-Z_|0-9]+)')
 _READLINK = re.compile(r'^"((?:[^"\\]|\\.)*)", ')
+_READLINKAT = re.compile(r'^(-?\d+), "((?:[^"\\]|\\.)*)", ')
 _GETDENTS = re.compile(r"^(\d+), ")
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)")
 
@@ -61,19 +65,21 @@ def ops(text, prefixes):
             o = (_OPENAT if call == "openat" else _OPENAT2).match(args)
             if not o:
                 continue
-            if call == "openat2":
+            rel = _unescape(o.group(2))
+            if call == "openat2" or (o.group(1) != "AT_FDCWD" and not rel.startswith("/")):
+                # Relative to a directory descriptor: openat2 inside the root, or openat
+                # of a name in a directory numatune resolved once (Root.read_texts).
                 base = fds.get((pid, int(o.group(1))))
-                if base is None or "O_PATH" in o.group(3):
+                if base is None or ("O_PATH" in o.group(3) and "O_DIRECTORY" not in o.group(3)):
                     continue
-                rel = _unescape(o.group(2))
                 path, flags = (base.rstrip("/") + "/" + rel) if rel != "." else base, o.group(3)
             else:
-                path, flags = _unescape(o.group(1)), o.group(2)
+                path, flags = rel, o.group(3)
             o = _Flags(flags)
             if "O_DIRECTORY" in o.flags:
                 if result >= 0:
                     fds[(pid, result)] = path
-                elif "O_PATH" not in o.flags:
+                if "O_PATH" not in o.flags:
                     add("L", path)
             elif not re.search(r"O_WRONLY|O_RDWR|O_CREAT|O_PATH", o.flags):
                 add("R", path)
@@ -82,6 +88,11 @@ def ops(text, prefixes):
             path = fds.get((pid, int(g.group(1)))) if g else None
             if path is not None:
                 add("L", path)
+        elif call == "readlinkat":
+            r = _READLINKAT.match(args)
+            base = fds.get((pid, int(r.group(1)))) if r else None
+            if base is not None:
+                add("K", base.rstrip("/") + "/" + _unescape(r.group(2)))
         elif call == "readlink":
             r = _READLINK.match(args)
             if r:

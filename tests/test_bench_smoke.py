@@ -87,6 +87,14 @@ STRACE = r'''4242  openat(AT_FDCWD, "/usr/lib/python3.11/os.py", O_RDONLY|O_CLOE
 4243  openat(AT_FDCWD, "/r/var/lib/numatune/journal", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666) = 5
 4243  openat(AT_FDCWD, "/r/proc/interrupts", O_RDONLY|O_CLOEXEC <unfinished ...>
 4242  openat(AT_FDCWD, "/rx/other", O_RDONLY|O_CLOEXEC) = 3
+4242  openat(AT_FDCWD, "/r", O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY) = 6
+4242  openat2(6, "sys/class/net", {flags=O_RDONLY|O_CLOEXEC|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 7
+4242  openat2(6, "sys/class/net", {flags=O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 8
+4242  readlinkat(8, "eth0", "../../devices/virtual/net/eth0", 4096) = 30
+4242  openat2(6, "sys/class/net/eth0", {flags=O_RDONLY|O_CLOEXEC|O_PATH, resolve=RESOLVE_IN_ROOT}, 24) = 9
+4242  openat2(6, "sys/class/net/eth0/mtu", {flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_IN_ROOT}, 24) = 9
+4242  openat2(6, "sys/block/sda/queue", {flags=O_RDONLY|O_PATH|O_DIRECTORY, resolve=RESOLVE_IN_ROOT}, 24) = 10
+4242  openat(10, "nr_requests", O_RDONLY|O_NOFOLLOW|O_CLOEXEC) = 11
 4242  +++ exited with 0 +++
 '''
 
@@ -95,8 +103,12 @@ def test_trace_finds_what_the_run_touched():
     got = trace.ops(STRACE, ["/r"])
     assert got == [("L", "/r/sys/block"), ("R", "/r/sys/block/sda/queue/scheduler"), ("L", "/r/run/sysctl.d"),
                    ("R", "/r/sys/block/sda/device/queue_depth"), ("K", "/r/sys/block/sda"),
-                   ("R", "/r/etc/na\u00efve\ttab")]
-    assert trace.summary(got) == "3 files read, 2 directories listed, 1 links read"
+                   ("R", "/r/etc/na\u00efve\ttab"),
+                   # A directory opened inside the root for reading is listed through a dup of its
+                   # descriptor; a link is read relative to its directory's; an O_PATH lookup is no read.
+                   ("L", "/r/sys/class/net"), ("K", "/r/sys/class/net/eth0"), ("R", "/r/sys/class/net/eth0/mtu"),
+                   ("R", "/r/sys/block/sda/queue/nr_requests")]  # a name opened from its directory's descriptor
+    assert trace.summary(got) == "5 files read, 3 directories listed, 2 links read"
 
 
 @pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed (apt-get install strace)")
@@ -104,7 +116,7 @@ def test_traced_plan_replays_as_the_floor(host, tmp_path):
     root, _ = host
     env = dict(os.environ, PYTHONPATH=str(REPO))
     log = tmp_path / "plan.strace"
-    subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e", "trace=openat,openat2,readlink,getdents64",
+    subprocess.run(["strace", "-f", "-qq", "-s", "4096", "-e", "trace=openat,openat2,readlink,readlinkat,getdents64",
                     "-o", str(log),
                     sys.executable, "-m", "numatune", "plan", "--root", str(root)],
                    check=True, env=env, cwd=str(REPO), stdout=subprocess.DEVNULL)

@@ -1,5 +1,6 @@
 """The fast paths the giant-host benchmark asked for give exactly what the
-plain ones did: Root's raw reads against open(), Change.to_json against
+plain ones did: Root's raw reads against open(), read_texts against
+read_text, Change.to_json against
 dataclasses.asdict() with each write's JSON written out."""
 import json
 import os
@@ -70,6 +71,23 @@ def test_real_sysfs_attribute():
     assert r.read_text("/proc/self/status").splitlines()[0] == want
 
 
+@pytest.mark.parametrize("live", [False, True], ids=["root", "live"])
+def test_read_texts_matches_read_text_file_by_file(root, live):
+    """One directory resolved once, its files opened by name: the same text as
+    read_text gives each, under --root and on the live / alike."""
+    names = sorted(CASES) + ["link", "dir", "missing"]
+    r, base = (Root("/"), str(root)) if live else (Root(str(root)), "")
+    assert r.read_texts(base + "/", names) == {n: r.read_text("%s/%s" % (base, n)) for n in names}
+    assert r.read_texts(base + "/missing", ["a"]) == {"a": None}
+
+
+def test_read_texts_of_real_sysfs():
+    r = Root("/")
+    names = ["online", "possible", "present", "no-such-attribute"]
+    got = r.read_texts("/sys/devices/system/cpu", names)
+    assert got == {n: r.read_text("/sys/devices/system/cpu/" + n) for n in names} and got["online"]
+
+
 def test_change_to_json_is_asdict_with_each_writes_own_form():
     change = Change(id="block.live:sda:nr_requests", area="storage", target="sda", current="256", desired="512",
                     scope="live", action="write", why="w", reboot_required=True, risk="medium", rule="block[0]",
@@ -95,3 +113,20 @@ def test_change_to_json_is_asdict_with_each_writes_own_form():
     assert list(got) == list(want)  # the same key order in saved plans and journals
     assert json.dumps(got) == json.dumps(want)
     assert Change.from_json(json.loads(json.dumps(got))) == change
+
+
+def test_a_cli_run_lets_the_cyclic_gc_run_rarely(tmp_path, capsys):
+    """A plan's million acyclic objects are not walked by frequent GC passes
+    (cli._few_collections); the process's thresholds are put back after."""
+    import gc
+    from numatune import cli
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        try:
+            cli.main(["history", "--root", str(tmp_path)])
+        except SystemExit:
+            pass
+        assert gc.get_threshold()[0] >= 100000
+    finally:
+        gc.set_threshold(*before)

@@ -65,11 +65,11 @@ def test_a_batch_of_value_writes_costs_one_fsync(host, journal_syncs):
     assert kinds == ["begin"] + ["intent"] * KEYS + ["done"] * KEYS + ["commit"]
     journal_syncs["n"] = 0
     revert(root, tx)
-    # undo-begin, undo-end, and each restore's "undoing" (durable before the
-    # restore, so a revert killed mid-restore is recognised as its own).
-    assert journal_syncs["n"] == 2 + KEYS
+    # undo-begin, undo-end, and the batch's "undoing" records in one fsync (durable
+    # before any restore, so a revert killed mid-restore is recognised as its own).
+    assert journal_syncs["n"] == 3
     undo = [r["t"] for r in _journal(root).records if r["t"] in ("undoing", "undone")]
-    assert undo == ["undoing", "undone"] * KEYS
+    assert undo == ["undoing"] * KEYS + ["undone"] * KEYS
     assert tree_digest(root_dir) == before and _journal(root).state == "reverted"
 
 
@@ -96,3 +96,47 @@ def test_batches_are_bounded(tmp_path, journal_syncs):
     kinds = [r["t"] for r in _journal(root).records]
     # The second batch is announced only after the first was written.
     assert kinds == ["begin"] + ["intent"] * BATCH + ["done"] * BATCH + ["intent"] * 10 + ["done"] * 10 + ["commit"]
+
+
+@pytest.mark.parametrize("k", [1, 2, KEYS // 2, KEYS - 1])
+def test_a_revert_killed_at_any_restore_of_a_batch_is_finished_by_the_next(host, k):
+    """The batch's "undoing" records are durable before its first restore:
+    killed at the k-th restore (that file left empty), the next revert finishes
+    every op of the batch, and a value someone else changed before the first
+    revert is left alone by both (it never had an "undoing")."""
+    root_dir, root, policy = host
+    before = tree_digest(root_dir)
+    plan, _ = engine.make_plan(root, policy)
+    engine.apply(root, policy, [c for c in plan.changes if c.scope == "live"])
+    other = root_dir / "proc/sys/kernel/nt_7"
+    other.write_text("77\n")        # someone else's change after apply
+    pid = os.fork()
+    if pid == 0:  # the revert that dies mid-restore, with no cleanup, like SIGKILL
+        try:
+            from numatune.apply import value
+            real, count = value.restore, {"n": 0}
+
+            def restore(root_, op):
+                count["n"] += 1
+                if count["n"] == k:
+                    os.close(root_.open(op["path"], os.O_WRONLY | os.O_TRUNC))
+                    os._exit(9)
+                real(root_, op)
+            value.restore = restore
+            revert(root, _journal(root))
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 9
+    tx = _journal(root)
+    assert tx.state == "interrupted revert"
+    [theirs] = [seq for seq, r in tx.ops.items() if r["op"]["path"].endswith("/nt_7")]
+    # Every restore the batch decided on is announced; no outcome was journaled yet.
+    assert tx.undoing == set(tx.ops) - {theirs} and not tx.undone
+    restored, skipped, failed = revert(root, tx)
+    assert failed == [] and len(skipped) == 1 and "nt_7" in skipped[0]
+    assert other.read_text() == "77\n"
+    other.write_text("0\n")
+    assert tree_digest(root_dir) == before
+    tx = _journal(root)
+    assert tx.undone == set(tx.ops) - {theirs} and tx.skipped == {theirs}

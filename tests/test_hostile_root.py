@@ -80,6 +80,31 @@ def test_links_resolve_inside_the_root_read_and_write(tmp_path, resolver):
     assert r.join("/dir/new") == str(root) + str(tmp_path / "outside/new")
 
 
+def test_read_texts_reads_a_directory_as_read_text_reads_each_file(tmp_path, resolver):
+    """Root.read_texts (one directory resolved once, its files by name): links
+    among the names and the directory itself resolve inside the root, as
+    read_text has them; what is missing or a loop reads as None."""
+    root = tmp_path / "root"
+    write(root, "/etc/real", "inside\n")
+    write(root, "/sys/q/plain", "1\r\n")
+    _outside(tmp_path, "etc/real")
+    (root / "sys/q/abs").symlink_to("/etc/real")
+    (root / "sys/q/rel").symlink_to("../../../../../../etc/real")
+    (root / "sys/q/loop").symlink_to("loop")
+    (root / "sys/link").symlink_to("/sys/q")               # the directory through a link, inside
+    (root / "sys/out").symlink_to(str(tmp_path / "outside/etc"))   # a directory link out of the root
+    r = Root(str(root))
+    names = ("plain", "abs", "rel", "loop", "missing")
+    want = {n: r.read_text("/sys/q/" + n) for n in names}
+    assert want == {"plain": "1\n", "abs": "inside\n", "rel": "inside\n", "loop": None, "missing": None}
+    assert r.read_texts("/sys/q", names) == want
+    assert r.read_texts("/sys/link", names) == want
+    assert r.read_texts("/sys/out", ["real"]) == {"real": None}
+    assert r.read_texts("/nowhere", ["a"]) == {"a": None}
+    with pytest.raises(ValueError):
+        r.read_texts("/sys", ["q/plain"])
+
+
 def test_a_sysctl_d_directory_linked_out_of_the_root_gets_no_file(cli, tmp_path, resolver):
     root = tmp_path / "root"
     fakehost.build(root)

@@ -71,6 +71,15 @@ def test_a_sysctl_only_policy_imports_only_the_families_it_needs(tmp_path, comma
                                                                    "platform", "tempfile")]
 
 
+def test_a_sysctl_check_of_the_live_root_does_not_import_ctypes(tmp_path):
+    """ctypes (openat2, the journal's fallocate) is loaded only where it is
+    used: under --root, or to write. A small live check is mostly imports."""
+    _, policy = _sysctl_root(tmp_path)
+    seen = _probe(tmp_path, ["check", "--policy", policy])
+    assert seen["status"] in (0, 1, 2) and "ctypes" not in seen["modules"]
+    assert "numatune.families.sysctl" in seen["modules"]
+
+
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):
     root, policy = _sysctl_root(tmp_path)
     policy.write_text(policy.read_text() + '[[block]]\nmatch = { name = "sd*" }\nscheduler = "none"\n')

@@ -8,7 +8,7 @@ Records, in order:
   done       seq                                                  the write returned
   commit                                                          apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
-  undoing    seq                                                  fsynced, then the restore
+  undoing    seq                                                  fsynced (a batch at once), then the restore
   undone     seq (or skipped with a reason)
   failed     seq, error, what (an undo that raised; the others still ran)
   undo-end   reason
@@ -22,7 +22,6 @@ transaction, never need new space. A record is written whole (short writes
 looped) and fsynced, or cut off again: no torn record announces a write.
 Readers skip a bad line, say which (file:line), and keep every record around it.
 """
-import ctypes
 import datetime
 import errno
 import json
@@ -54,10 +53,11 @@ def _fallocate(fd, offset, length):
     """Allocate [offset, offset+length) past the end without growing the
     file. False where the filesystem cannot (then only the checks remain)."""
     try:
+        import ctypes   # here: `check` imports the journal to read it, and never allocates
         libc = ctypes.CDLL(None, use_errno=True)
         ret = libc.fallocate(ctypes.c_int(fd), ctypes.c_int(_FALLOC_FL_KEEP_SIZE), ctypes.c_int64(offset),
                              ctypes.c_int64(length))
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return False
     if ret == 0:
         return True

@@ -5,6 +5,7 @@
 ``current_matches(root, op, side)`` tells whether the target holds ``side``
                                 ("before" or "after"),
 ``restore(root, op)``           puts "before" back.
+``current_sides(root, op)``     optional: (holds "before", holds "after") from one read.
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """

@@ -228,34 +228,112 @@ class _Records:
         self.journal = journal
         self.error = None
 
-    def __call__(self, record, sync=True):
+    def __call__(self, record):
+        """One record, synced (undo-begin, undo-end)."""
         try:
-            if sync:
-                self.journal.append(record)
-            else:
-                self.journal.append_many([record], sync=False)
+            self.journal.append(record)
+        except Exception as e:
+            self.error = self.error or e
+
+    def many(self, records, sync=True):
+        try:
+            self.journal.append_many(records, sync=sync)
         except Exception as e:
             self.error = self.error or e
 
 
-def _undo_one(root, op, seq, force, interrupted, record):
-    """Put one op's "before" back; says "already", "skipped" or "restored".
-    "undoing" is journaled (synced) first: a revert killed mid-restore (a
-    file left empty) is then known as its own half-done undo and finished,
-    not taken for someone else's change."""
+def _undo_decision(root, op, seq, force, interrupted):
+    """"already", "skipped" or "restore" for one op, from what its target holds now."""
     kind = appliers.for_op(op)
     if hasattr(kind, "cleanup"):
         kind.cleanup(root, op)
-    if kind.current_matches(root, op, "before"):
+    sides = kind.current_sides(root, op) if hasattr(kind, "current_sides") else None  # one read for both
+    if sides[0] if sides else kind.current_matches(root, op, "before"):
         return "already"
-    holds_after = seq not in interrupted and kind.current_matches(root, op, "after")
+    holds_after = seq not in interrupted and (sides[1] if sides else kind.current_matches(root, op, "after"))
     # A write announced but never confirmed may have landed: restoring
     # is safe because "before" is what was there when it was announced.
     if not (holds_after or force or seq in interrupted):
         return "skipped"
-    record({"t": "undoing", "seq": seq})
-    kind.restore(root, op)
-    return "restored"
+    return "restore"
+
+
+def _undo_batches(seq_ops):
+    """``seq_ops`` in the batches apply journals (BATCHABLE kinds, no target
+    twice, at most BATCH; any other kind alone): within one, no restore
+    changes what another op's decision reads, so all are decided first."""
+    batch, targets = [], set()
+    for seq, op in seq_ops:
+        alone = op.get("kind") not in BATCHABLE
+        if batch and (alone or op.get("path") in targets or len(batch) >= BATCH):
+            yield batch
+            batch, targets = [], set()
+        batch.append((seq, op))
+        targets.add(op.get("path"))
+        if alone:
+            yield batch
+            batch, targets = [], set()
+    if batch:
+        yield batch
+
+
+class _Outcomes:
+    """What an undo pass did, for the user and (unsynced) for the journal."""
+
+    def __init__(self):
+        self.restored, self.skipped, self.failed = [], [], []
+        self.records = []
+        self.held = None    # the first KeyboardInterrupt/SystemExit, raised once every op was tried
+
+    def fail(self, seq, op, e):
+        if not isinstance(e, Exception) and self.held is None:
+            self.held = e
+        what = _describe(op)
+        self.failed.append("%s (%s)" % (what, _reason(e)))
+        # Capped: the room each intent holds for its undo records is fixed.
+        self.records.append({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP],
+                             "what": what[:TEXT_CAP]})
+
+    def note(self, seq, op, outcome):
+        if outcome == "already":
+            self.records.append({"t": "undone", "seq": seq, "note": "already as before"})
+        elif outcome == "skipped":
+            self.skipped.append(_describe(op))
+            self.records.append({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
+        else:
+            self.restored.append(describe_undo(op))
+            self.records.append({"t": "undone", "seq": seq})
+
+
+def _undo_batch(root, batch, force, interrupted, record, done):
+    """Decide every op of ``batch``, journal the "undoing" of those to restore
+    with one fsync (group commit), restore them, then journal the outcomes
+    unsynced. "undoing" is durable before its restore: a revert killed
+    mid-restore (a file left empty) is known as its own half-done undo and
+    finished, not taken for someone else's change. A result lost in a crash
+    only makes the next revert find that op already as before."""
+    to_restore = []
+    for seq, op in batch:
+        try:
+            decision = _undo_decision(root, op, seq, force, interrupted)
+        except BaseException as e:  # noqa: B902 -- see _undo_ops
+            done.fail(seq, op, e)
+            continue
+        if decision == "restore":
+            to_restore.append((seq, op))
+        else:
+            done.note(seq, op, decision)
+    if to_restore:
+        record.many([{"t": "undoing", "seq": seq} for seq, _ in to_restore])
+    for seq, op in to_restore:
+        try:
+            appliers.for_op(op).restore(root, op)
+        except BaseException as e:  # noqa: B902 -- see _undo_ops
+            done.fail(seq, op, e)
+            continue
+        done.note(seq, op, "restored")
+    records, done.records = done.records, []
+    record.many(records, sync=False)
 
 
 def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
@@ -267,36 +345,16 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
     would leave the older writes in place. A KeyboardInterrupt or SystemExit
     is recorded the same way and raised only once every op was tried."""
     record = _Records(journal)
-    # undo-begin, undo-end and each "undoing" (before its restore) are synced;
-    # the outcome records are not: lost in a crash, the revert is
-    # "interrupted" and the next one finds that op already as before.
+    # undo-begin, undo-end and each batch's "undoing" records are synced.
     record({"t": "undo-begin", "reason": reason, "time": _now()})
-    restored, skipped, failed = [], [], []
-    held = None
-    for seq, op in seq_ops:
-        try:
-            outcome = _undo_one(root, op, seq, force, interrupted, record)
-        except BaseException as e:  # noqa: B902 -- see the docstring
-            if not isinstance(e, Exception) and held is None:
-                held = e
-            what = _describe(op)
-            failed.append("%s (%s)" % (what, _reason(e)))
-            # Capped: the room each intent holds for its undo records is fixed.
-            record({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP], "what": what[:TEXT_CAP]},
-                   sync=False)
-            continue
-        if outcome == "already":
-            record({"t": "undone", "seq": seq, "note": "already as before"}, sync=False)
-        elif outcome == "skipped":
-            skipped.append(_describe(op))
-            record({"t": "skipped", "seq": seq, "reason": "changed since by someone else"}, sync=False)
-        else:
-            restored.append(describe_undo(op))
-            record({"t": "undone", "seq": seq}, sync=False)
-    record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(skipped), "failed": len(failed)})
-    if held is not None:
-        raise held
-    return restored, skipped, failed, record.error
+    done = _Outcomes()
+    for batch in _undo_batches(seq_ops):
+        _undo_batch(root, batch, force, interrupted, record, done)
+    record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(done.skipped),
+            "failed": len(done.failed)})
+    if done.held is not None:
+        raise done.held
+    return done.restored, done.skipped, done.failed, record.error
 
 
 def _journal_failure(root, journal, error):

@@ -104,9 +104,10 @@ def _write_offline(root, op, values):
     current.update(values)
     real = root.join(ETHTOOL_FILE)
     tmp = real + ".numatune-tmp"
+    # One string, one write: json.dump streams thousands of small writes of a capture this size.
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+        f.write(text)
     os.chmod(tmp, os.stat(real).st_mode & 0o7777)
     os.rename(tmp, real)
 

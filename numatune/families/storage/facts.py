@@ -168,20 +168,22 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
     elif dev is None:
         dev = _clean(root.read_text(path + "/dev"))
     dm_name = dm_uuid = None
+    # Files of one directory are read together (Root.read_texts: the directory resolved once).
     if name.startswith("dm-"):
-        dm_name = _clean(root.read_text(path + "/dm/name"))
-        dm_uuid = _clean(root.read_text(path + "/dm/uuid"))
+        dm = root.read_texts(path + "/dm", ("name", "uuid"))
+        dm_name, dm_uuid = _clean(dm["name"]), _clean(dm["uuid"])
     vendor = model = wwid = None
     # A missing device/ reads as three missing files: cheaper than a stat first on the
     # thousands of SCSI paths that have one (a device-mapper map never does).
     if not name.startswith("dm-") or root.exists(path + "/device"):
-        vendor = _clean(root.read_text(path + "/device/vendor"))
-        model = _clean(root.read_text(path + "/device/model"))
-        wwid = _clean(root.read_text(path + "/device/wwid"))
+        scsi = root.read_texts(path + "/device", ("vendor", "model", "wwid"))
+        vendor, model, wwid = _clean(scsi["vendor"]), _clean(scsi["model"]), _clean(scsi["wwid"])
     sectors = _int(_clean(root.read_text(path + "/size")))
-    current, available = parse_scheduler(root.read_text(path + "/queue/scheduler"))
+    queue = root.read_texts(path + "/queue", ("scheduler", "rotational"))
+    current, available = parse_scheduler(queue["scheduler"])
     kind = classify(name, dm_uuid)
-    rotational = _int(_clean(root.read_text(path + "/queue/rotational")))
+    rotational_text = _clean(queue["rotational"])
+    rotational = _int(rotational_text)
     return {
         "name": name,
         "kind": kind,
@@ -201,8 +203,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
         "udev": keep_properties(props),
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
         # never the ones a multipath map inherits below.
-        "attrs": {"vendor": vendor, "model": model, "queue/rotational": None if rotational is None
-                  else str(rotational)},
+        "attrs": {"vendor": vendor, "model": model, "queue/rotational": rotational_text},
     }
 
 
@@ -272,12 +273,16 @@ def read_settings(root, device, attrs):
     """Current values of ``attrs`` (queue names, "queue_depth", "cache_type")."""
     out = {}
     path = device["sysfs"]
+    known = {"rotational": device["attrs"]["queue/rotational"]} if "attrs" in device else {}
+    # The queue attributes in one go; rotational was read with the identity a moment ago.
+    queue = root.read_texts(path + "/queue", [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler"
+                                              and a not in known])
     for attr in attrs:
         if attr == "scheduler":
             continue  # part of the identity
         if attr in QUEUE_ATTRS:
-            out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": _clean(root.read_text(
-                "%s/queue/%s" % (path, attr)))}
+            value = known[attr] if attr in known else _clean(queue[attr])
+            out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": value}
         elif attr == "queue_depth":
             out[attr] = {"path": path + "/device/queue_depth",
                          "value": _clean(root.read_text(path + "/device/queue_depth"))}

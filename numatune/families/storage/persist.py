@@ -30,11 +30,12 @@ def desired_entries(data, facts, per_rule):
     once, where the later rule puts it (later rules win, as in udev)."""
     devices = facts["devices"]
     entries, findings = [], []
+    memo = {}   # which devices each udev key matches, shared by the rules
     for i, rule, direct, expanded, via in per_rule:
         if not expanded:
             continue
         comment = "block[%d]%s" % (i, ": " + rule["why"] if rule.get("why") else "")
-        sets, general = udev_targets.target_sets(rule, devices, direct, expanded)
+        sets, general = udev_targets.target_sets(rule, devices, direct, expanded, memo)
         if not general:
             findings.append(Finding(
                 id="block.udev-pinned:%d" % i, severity="warning", area="storage", target="block[%d]" % i,

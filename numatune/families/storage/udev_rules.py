@@ -118,6 +118,10 @@ def parse(text):
     return rules
 
 
+# "ENV{DM_UUID}" -> ("ENV", "DM_UUID"), split once per key, not once per device.
+_KEY_PARTS = {}
+
+
 def _lookup(device, key):
     """The value a match key sees on a device from the facts (None: unknown)."""
     if key == "KERNEL":
@@ -126,10 +130,13 @@ def _lookup(device, key):
         return "block"
     if key == "ACTION":
         return "add"
-    m = re.match(r"^(ENV|ATTRS?)\{(.+)\}$", key)
-    if not m:
+    parts = _KEY_PARTS.get(key)
+    if parts is None:
+        m = re.match(r"^(ENV|ATTRS?)\{(.+)\}$", key)
+        parts = _KEY_PARTS[key] = m.groups() if m else ()
+    if not parts:
         return None
-    kind, name = m.groups()
+    kind, name = parts
     if kind == "ENV":
         value = device["udev"].get(name)
         # udev's own dm rules always set these; a snapshot may lack the database.
@@ -174,6 +181,22 @@ def key_matches(device, key, op, pattern):
 
 def matches(keys, device):
     return all(key_matches(device, k, op, v) for k, op, v in keys)
+
+
+def matching(keys, devices, memo):
+    """The names of ``devices`` that every key of a rule matches. ``memo``
+    ({key: names}, one per ``devices``) keeps each key's answer across the
+    rules of a file: they share most keys (the three of every rule, a vendor),
+    and a giant host has 5,000 devices to test each key on."""
+    hit = None
+    for key in keys:
+        names = memo.get(key)
+        if names is None:
+            names = memo[key] = frozenset(n for n, d in devices.items() if key_matches(d, *key))
+        hit = names if hit is None else hit & names
+        if not hit:
+            break
+    return set(devices) if hit is None else hit
 
 
 def effective(rules, device):

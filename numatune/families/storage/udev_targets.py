@@ -66,7 +66,7 @@ def parse_slave_run(text):
     return None
 
 
-def _map_keys(match, devices, maps):
+def _map_keys(match, devices, maps, memo):
     """(keys that select ``maps`` and later LUNs like them, general) for maps
     the selector reaches only through their paths' inquiry data."""
     if "wwn" in match:
@@ -75,32 +75,36 @@ def _map_keys(match, devices, maps):
     if len(ouis) == 1 and None not in ouis:
         pattern = "mpath-3%s*" % ouis.pop()
         keys = BASE + MAPS + [("ENV{DM_UUID}", "==", pattern)]
-        others = [d for n, d in devices.items() if d["kind"] == "dm-multipath" and n not in maps]
-        if not any(udev_rules.matches(keys, d) for d in others):
+        hit = udev_rules.matching(keys, devices, memo)
+        if not any(n in hit and d["kind"] == "dm-multipath" and n not in maps for n, d in devices.items()):
             return keys, True
     # No pattern tells these LUNs from the others: name today's maps, and say so.
     uuids = sorted(devices[n]["dm_uuid"] for n in maps if devices[n]["dm_uuid"])
     return (BASE + MAPS + [("ENV{DM_UUID}", "==", "|".join(uuids))] if uuids else None), False
 
 
-def target_sets(rule, devices, direct, expanded):
+def target_sets(rule, devices, direct, expanded, memo=None):
     """([(keys, mode, maps_only)], general): mode "self" assigns on the
     matched device, "slaves" on the paths of a matched map. ``general`` is
-    False when later LUNs are not covered (maps named by their WWIDs)."""
+    False when later LUNs are not covered (maps named by their WWIDs).
+    ``memo``: udev_rules.matching's, shared by the rules of one plan."""
+    memo = {} if memo is None else memo
     own = udev_rules.selector_keys(rule["match"])
-    covered = {n for n in expanded if udev_rules.matches(own, devices[n])}
+    covered = set(expanded) & udev_rules.matching(own, devices, memo)
     sets, general = [], True
     if covered:
         sets.append((own, "self", all(devices[n]["kind"] == "dm-multipath" for n in covered)))
     maps = [n for n in direct if devices[n]["kind"] == "dm-multipath" and n not in covered]
     if maps:
-        keys, general = _map_keys(rule["match"], devices, maps)
+        keys, general = _map_keys(rule["match"], devices, maps, memo)
         if keys:
             sets.append((keys, "self", True))
-            covered |= {n for n in maps if udev_rules.matches(keys, devices[n])}
+            covered |= set(maps) & udev_rules.matching(keys, devices, memo)
+    wanted = set(expanded)  # 4,096 paths: a list lookup per slave here was quadratic
     for keys, mode, maps_only in list(sets):
-        parents = [n for n in covered if devices[n]["kind"] == "dm-multipath" and udev_rules.matches(keys, devices[n])]
-        if any(s in expanded and s not in covered for n in parents for s in devices[n]["slaves"]):
+        hit = udev_rules.matching(keys, devices, memo)
+        parents = [n for n in covered if devices[n]["kind"] == "dm-multipath" and n in hit]
+        if any(s in wanted and s not in covered for n in parents for s in devices[n]["slaves"]):
             sets.append((keys, "slaves", False))
     return sets, general
 
@@ -124,9 +128,11 @@ def effective(rules, devices):
     """{device: {"ATTR{attr}": value}} the rules give every device, slaves
     of a map included; later rules win, as in udev."""
     out = {name: {} for name in devices}
+    memo = {}
     for keys, assigns in rules:
+        hit = udev_rules.matching(keys, devices, memo)
         for name, dev in devices.items():
-            if not udev_rules.matches(keys, dev):
+            if name not in hit:
                 continue
             for key, value in assigns:
                 if key != "RUN":
