@@ -292,7 +292,7 @@ class Root:
         base = directory.rstrip("/") + "/"
         try:
             if self.is_live:
-                fd, nofollow = os.open(directory, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC), 0
+                fd, nofollow = os.open(self.join(directory), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC), 0
             else:
                 fd, nofollow = self._open_dir(directory, os.O_PATH), os.O_NOFOLLOW
         except OSError:
