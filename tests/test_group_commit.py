@@ -140,3 +140,5 @@ def test_a_revert_killed_at_any_restore_of_a_batch_is_finished_by_the_next(host,
     assert tree_digest(root_dir) == before
     tx = _journal(root)
     assert tx.undone == set(tx.ops) - {theirs} and tx.skipped == {theirs}
+    # Finished: no longer an interrupted revert that would refuse every later apply.
+    assert tx.state == "partly reverted" and not tx.needs_recovery

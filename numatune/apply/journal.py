@@ -255,6 +255,9 @@ class Transaction:
         self.committed = False
         self.undo_reasons = []
         self.undo_ended = []
+        # Whether the last undo pass has no end: a killed revert that a later
+        # one finished has more begins than ends, and is not interrupted.
+        self.undo_open = False
         for r in records:
             t = r.get("t")
             if t == "intent":
@@ -276,12 +279,14 @@ class Transaction:
                 self.committed = True
             elif t == "undo-begin":
                 self.undo_reasons.append(r.get("reason"))
+                self.undo_open = True
             elif t == "undo-end":
                 self.undo_ended.append(r.get("reason"))
+                self.undo_open = False
 
     @property
     def state(self):
-        if len(self.undo_reasons) > len(self.undo_ended):
+        if self.undo_open:
             return "interrupted revert"
         if self.undo_ended:
             if self.skipped:
