@@ -1,0 +1,60 @@
+"""The storage lines of `numatune facts`: block devices that share kind,
+model, size, node, scheduler and queue settings as one entry with their names
+folded (4,096 3PAR paths read as a handful of lines)."""
+from numatune.report.factlines import capped, fold, line, names, plural
+from numatune.report.numbers import size
+
+NAME = "storage"
+
+
+def _key(d):
+    sched = (d.get("scheduler") or {}).get("current")
+    settings = tuple(sorted((k, s.get("value")) for k, s in (d.get("settings") or {}).items()
+                            if isinstance(s, dict) and s.get("value") is not None and k != "rotational"))
+    model = " ".join(x for x in (d.get("vendor"), d.get("model")) if x)
+    return (d.get("kind") or "?", model, d.get("size"), d.get("numa_node"), d.get("rotational"), sched,
+            len(d.get("slaves") or ()), settings)
+
+
+def _describe(key):
+    kind, model, nbytes, node, rotational, sched, paths, settings = key
+    first = [kind + (" " + model if model else "")]
+    if nbytes is not None:
+        first.append(size(nbytes))
+    if node is not None and node >= 0:
+        first.append("node %s" % node)
+    if rotational is not None:
+        first.append("rotational" if rotational else "non-rotational")
+    if paths and kind == "dm-multipath":
+        first.append(plural(paths, "path"))
+    elif paths:
+        first.append("over " + plural(paths, "device"))
+    if sched:
+        first.append("scheduler " + sched)
+    # Queue values stay as sysfs prints them (a reader compares them with the policy's).
+    return ", ".join(first), ", ".join("%s %s" % kv for kv in settings)
+
+
+def facts_lines(facts):
+    mine = facts.get(NAME) or {}
+    if not mine:
+        return []
+    devices = mine.get("devices") or {}
+    source = mine.get("source")
+    out = ["storage: %s%s" % (plural(len(devices), "block device"),
+                              " (read from %s)" % source if source else "")]
+    shown, rest = capped(fold(devices, _key), "devices")
+    for key, members in shown:
+        head, settings = _describe(key)
+        out += line("%s: %s" % (plural(len(members), "device"), head))
+        out += line(names(members), indent=6)
+        if settings:
+            out += line(settings, indent=6)
+    if rest:
+        out.append(rest)
+    maps = {n: d for n, d in devices.items() if d.get("kind") == "dm-multipath" and d.get("dm_name")}
+    if maps:
+        # mpatha..mpathz, mpathaa..: shortest first reads in the order multipathd names them.
+        ordered = sorted((maps[n]["dm_name"] for n in maps), key=lambda m: (len(m), m))
+        out += line("%s: %s" % (plural(len(maps), "multipath map"), names(ordered)))
+    return out
