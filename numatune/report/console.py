@@ -8,6 +8,7 @@ import textwrap
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.registry import FAMILIES
 from numatune.report import grouped
+from numatune.report.numbers import count
 from numatune.report.grouped import clean, value  # noqa: F401 (clean: commands and text print with it)
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
@@ -148,30 +149,32 @@ def summary_line(plan):
 def facts_text(facts):
     host, topo = facts["host"], facts["topology"]
     sm = topo["summary"]
-    out = ["host:      %s (%s)" % (host["hostname"] or facts["root"], host["distro"]["name"] or "unknown distro"),
-           "kernel:    %s" % (host["release"] or "?"),
-           "cmdline:   %s" % (" ".join(host["cmdline"]) if host["cmdline"] is not None else "(not readable)"),
-           "CPUs:      %d online, %s socket(s), %s core(s), %s thread(s) per core"
-           % (sm["cpus_online"], sm["sockets"] or "?", sm["cores"] or "?", sm["threads_per_core"] or "?"),
-           "NUMA:      %d node(s), memory on %s" % (sm["nodes"], ",".join(topo["nodes_with_memory"]) or "-")]
+    cmdline = " ".join(host["cmdline"]) if host["cmdline"] is not None else "(not readable)"
+    memory = topo["nodes_with_memory"]
+    out = [grouped.elide("host:      %s (%s)" % (host["hostname"] or facts["root"],
+                                               host["distro"]["name"] or "unknown distro"), 79),
+           "kernel:    %s" % (host["release"] or "?")]
+    # Broken at spaces only: one argument stays whole, however long.
+    out += textwrap.wrap(clean(cmdline), 79, initial_indent="cmdline:   ", subsequent_indent=" " * 11,
+                         break_long_words=False, break_on_hyphens=False)
+    out += ["CPUs:      %s online, %s socket(s), %s core(s), %s thread(s) per core"
+            % (count(sm["cpus_online"]), sm["sockets"] or "?", count(sm["cores"] or "?"),
+               sm["threads_per_core"] or "?"),
+            "NUMA:      %s node(s), memory on %s" % (sm["nodes"], _nodelist(memory))]
     thp = host["thp"]
     out.append("THP:       %s" % ("%s (defrag %s)" % (thp["enabled"], thp["defrag"]) if thp else "not available"))
     nodes = topo["nodes"]
     if nodes:
         ids = sorted(nodes, key=int)
         out.append("")
-        out.append("node  cpus                          memory MiB   free MiB")
+        out.append("node  cpus                          memory MiB    free MiB")
         for nid in ids:
             n = nodes[nid]
-            cpus = format_cpulist(n["cpus"]) or "-"
-            out.append("%4s  %-28s %11s %10s" % (nid, cpus[:28], _mib(n["mem_total_kb"]), _mib(n["mem_free_kb"])))
+            cpus = grouped.elide(format_cpulist(n["cpus"]) or "-", 28, middle=False)
+            out.append("%4s  %-28s %11s %11s" % (nid, cpus, _mib(n["mem_total_kb"]), _mib(n["mem_free_kb"])))
         if any(n["distance"] for n in nodes.values()):
             out.append("")
-            out.append("node distances:")
-            out.append("node " + "".join("%5s" % i for i in ids))
-            for nid in ids:
-                d = nodes[nid]["distance"]
-                out.append("%4s " % nid + "".join("%5s" % d.get(j, "-") for j in ids))
+            out += _distance_lines(ids, nodes)
     for family in FAMILIES:
         lines = list(family.facts_lines(facts))
         if lines:
@@ -179,8 +182,30 @@ def facts_text(facts):
     return "\n".join(out)
 
 
+def _nodelist(ids):
+    try:
+        return format_cpulist(sorted(int(i) for i in ids)) or "-"
+    except ValueError:  # not numbers: shown as read
+        return ",".join(ids) or "-"
+
+
 def _mib(kb):
-    return "-" if kb is None else str(kb // 1024)
+    return "-" if kb is None else count(kb // 1024)
+
+
+def _distance_lines(ids, nodes):
+    """The SLIT table; columns as narrow as the values allow, so 16 nodes fit
+    80 columns; a host with more gets one wrapped row per node."""
+    cell = max(len(str(v)) for nid in ids for v in list(nodes[nid]["distance"].values()) + [nid]) + 1
+    if 5 + cell * len(ids) <= 79:
+        out = ["node distances:", "node " + "".join("%*s" % (cell, i) for i in ids)]
+        return out + ["%4s " % nid + "".join("%*s" % (cell, nodes[nid]["distance"].get(j, "-")) for j in ids)
+                      for nid in ids]
+    out = ["node distances (row: from that node to nodes %s, in order):" % format_cpulist([int(i) for i in ids])]
+    for nid in ids:
+        row = " ".join(str(nodes[nid]["distance"].get(j, "-")) for j in ids)
+        out += textwrap.wrap(row, 79, initial_indent="%4s: " % nid, subsequent_indent=" " * 6)
+    return out
 
 
 def history_text(transactions):

@@ -24,6 +24,15 @@ def line(text, indent=2, hang=4):
                          break_on_hyphens=False) or [" " * indent]
 
 
+def listing(label, items, indent=2):
+    """``label: a, b, c`` on one line, or the label and one item a line
+    (paths are not broken inside; one too long for a line is cut in the middle)."""
+    text = "%s: %s" % (label, ", ".join(items))
+    if len(text) + indent <= WIDTH:
+        return [" " * indent + clean(text)]
+    return [" " * indent + clean(label) + ":"] + [" " * (indent + 2) + elide(i, WIDTH - indent - 2) for i in items]
+
+
 def names(members, limit=NAMES):
     """Names folded into ranges; a list longer than ``limit`` cut in the middle."""
     return elide(", ".join(ranges(members)), limit)

@@ -2,7 +2,7 @@
 policy names (or that it is missing), the other cpusets that hold CPUs, and
 what persists them (libcgroup files, systemd slices)."""
 from numatune.facts.cpulist import format_cpulist
-from numatune.report.factlines import capped, fold, line, names, plural
+from numatune.report.factlines import capped, fold, line, listing, names, plural
 
 NAME = "cpuset"
 
@@ -55,7 +55,7 @@ def facts_lines(facts):
             out.append(rest)
     cgconfig = mine.get("cgconfig") or {}
     if cgconfig.get("files"):
-        out += line("libcgroup files: " + ", ".join(sorted(cgconfig["files"])))
+        out += listing("libcgroup files", sorted(cgconfig["files"]))
     elif cgconfig.get("used"):
         out += line("libcgroup: /etc/cgconfig.d exists, no files in it")
     if mine.get("slices"):

@@ -1,6 +1,7 @@
 """The storage lines of `numatune facts`: block devices that share kind,
 model, size, node, scheduler and queue settings as one entry with their names
 folded (4,096 3PAR paths read as a handful of lines)."""
+from numatune.facts.cpulist import format_cpulist
 from numatune.report.factlines import capped, fold, line, names, plural
 from numatune.report.numbers import size
 
@@ -12,17 +13,19 @@ def _key(d):
     settings = tuple(sorted((k, s.get("value")) for k, s in (d.get("settings") or {}).items()
                             if isinstance(s, dict) and s.get("value") is not None and k != "rotational"))
     model = " ".join(x for x in (d.get("vendor"), d.get("model")) if x)
-    return (d.get("kind") or "?", model, d.get("size"), d.get("numa_node"), d.get("rotational"), sched,
+    return (d.get("kind") or "?", model, d.get("size"), d.get("rotational"), sched,
             len(d.get("slaves") or ()), settings)
 
 
-def _describe(key):
-    kind, model, nbytes, node, rotational, sched, paths, settings = key
+def _describe(key, nodes):
+    kind, model, nbytes, rotational, sched, paths, settings = key
     first = [kind + (" " + model if model else "")]
     if nbytes is not None:
         first.append(size(nbytes))
-    if node is not None and node >= 0:
-        first.append("node %s" % node)
+    # The node is not part of the key: paths spread over eight HBAs are one entry.
+    nodes = sorted({n for n in nodes if isinstance(n, int) and n >= 0})
+    if nodes:
+        first.append("node%s %s" % ("s" if len(nodes) > 1 else "", format_cpulist(nodes)))
     if rotational is not None:
         first.append("rotational" if rotational else "non-rotational")
     if paths and kind == "dm-multipath":
@@ -45,7 +48,7 @@ def facts_lines(facts):
                               " (read from %s)" % source if source else "")]
     shown, rest = capped(fold(devices, _key), "devices")
     for key, members in shown:
-        head, settings = _describe(key)
+        head, settings = _describe(key, [devices[m].get("numa_node") for m in members])
         out += line("%s: %s" % (plural(len(members), "device"), head))
         out += line(names(members), indent=6)
         if settings:

@@ -1,7 +1,7 @@
 """The tuned lines of `numatune facts`: the active profile and its files,
 the other tuners running or enabled, and where the profile disagrees with
 the policy."""
-from numatune.report.factlines import line, plural
+from numatune.report.factlines import line, listing, plural
 
 NAME = "tuned"
 TUNERS = ("tuned", "numad", "irqbalance")
@@ -16,7 +16,7 @@ def facts_lines(facts):
                                                " (%s)" % mine["mode"] if mine.get("mode") else "")]
     profile = mine.get("profile") or {}
     if profile.get("files"):
-        out += line("profile files: " + ", ".join(profile["files"]))
+        out += listing("profile files", profile["files"])
     if profile.get("missing"):
         out += line("profiles not found: " + ", ".join(profile["missing"]))
     running = mine.get("running") or {}
