@@ -49,7 +49,7 @@ def test_cells_show_selection_scope_values_flags_and_risk():
     row = rows.Row("change", "oracle", change)
     on = rows.cells(row, set(), set(), plan)
     assert on[0] == ("✓", "selected")
-    assert on[3][0] == "%s → %s" % (change.current, change.desired)
+    assert on[3][0] == "%s -> %s" % (change.current, change.desired)  # the one arrow, as the CLI prints it
     assert "S" in on[4][0]
     off = rows.cells(row, set(), {change.id}, plan)
     assert off[0] == ("·", "unselected")
@@ -100,7 +100,7 @@ def test_rivals_name_sysctl_files_and_findings():
     out = details.rivals(change, plan, facts)
     assert out[0] == "sysctl.d /etc/sysctl.d/10-base.conf:3 sets vm.swappiness = 30 (loads before ours)"
     assert "99-tuned.conf:1" in out[1] and "wins at boot" in out[1]
-    assert out[2].startswith("WARN: tuned profile throughput-performance sets vm.swappiness")
+    assert out[2].startswith("WARNING: tuned profile throughput-performance sets vm.swappiness")
     assert len(out) == 3
 
 

@@ -41,7 +41,7 @@ def header_lines(plan, s):
     out = [s("bold", "numatune plan for %s" % grouped.elide(h.get("hostname") or h.get("root") or "?", 61))]
     out += _wrap("%s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
                  % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
-                    h.get("nodes"), h.get("cpus")), "  ").splitlines()
+                    h.get("nodes") or "?", count(h.get("cpus"))), "  ").splitlines()
     if plan.policy.get("policy", {}).get("name"):
         out.append("  policy: %s" % plan.policy["policy"]["name"])
     return out + [""]
@@ -71,7 +71,7 @@ def _verbose_lines(group, s):
 
 def finding_lines(f, s):
     """A finding wrapped at 80 columns, continuation under the message, with or without colour."""
-    label = "%-8s" % f.severity.upper()
+    label = "%-8s" % grouped.SEVERITY.get(f.severity, f.severity.upper())
     text = textwrap.fill(clean(f.message), width=79, initial_indent="  " + label + " ", subsequent_indent=" " * 11)
     lines = text.splitlines() or ["  " + label]
     lines[0] = "  " + s(f.severity, label) + lines[0][2 + len(label):]
@@ -87,11 +87,11 @@ def waiting_lines(changes, findings):
     for flag, when in (("reboot_required", "at the next reboot"), ("restart_required", "after a restart")):
         waiting = [c for c in changes if getattr(c, flag)]
         if waiting:
-            out.append("%d change(s) take effect %s:" % (len(waiting), when))
+            out.append("%s change(s) take effect %s:" % (count(len(waiting)), when))
             out += ["  %s" % grouped.elide("%s (%s)" % (c.target, c.action), 77, middle=False) for c in waiting]
     pending = [f for f in findings if f.pending]
     if pending:
-        out.append("%d pending until a reboot or restart (see the findings below)." % len(pending))
+        out.append("%s pending until a reboot or restart (see the findings below)." % count(len(pending)))
     return out
 
 
@@ -104,11 +104,11 @@ def plan_text(plan, style=None, header=True, verbose=False):
             areas.append(c.area)
     for area in areas:
         group = [c for c in plan.changes if c.area == area]
-        out.append(s("bold", "%s (%d change%s)" % (area, len(group), "" if len(group) == 1 else "s")))
+        out.append(s("bold", "%s (%s change%s)" % (area, count(len(group)), "" if len(group) == 1 else "s")))
         out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")
     if plan.findings:
-        out.append(s("bold", "findings (%d)" % len(plan.findings)))
+        out.append(s("bold", "findings (%s)" % count(len(plan.findings))))
         for f in plan.findings:
             out += finding_lines(f, s)
         out.append("")
@@ -116,8 +116,8 @@ def plan_text(plan, style=None, header=True, verbose=False):
     return "\n".join(out)
 
 
-def _n(count, word):
-    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+def _n(n, word):
+    return "%s %s%s" % (count(n), word, "" if n == 1 else "s")
 
 
 def unmet(plan):
@@ -133,11 +133,11 @@ def summary_line(plan):
     restart = sum(1 for c in plan.changes if c.restart_required)
     crit = sum(1 for f in plan.findings if f.severity == "critical")
     pending = sum(1 for f in plan.findings if f.pending)
-    waits = ["%d need%s a reboot" % (reboot, "s" if reboot == 1 else ""),
-             "%d need%s a restart" % (restart, "s" if restart == 1 else "")]
+    waits = ["%s need%s a reboot" % (count(reboot), "s" if reboot == 1 else ""),
+             "%s need%s a restart" % (count(restart), "s" if restart == 1 else "")]
     waits = [w for w, k in zip(waits, (reboot, restart)) if k]
     parts = [_n(n, "change") + (" (%s)" % ", ".join(waits) if waits else "")]
-    notes = [x for x, k in (("%d critical" % crit, crit), ("%d pending" % pending, pending)) if k]
+    notes = [x for x, k in (("%s critical" % count(crit), crit), ("%s pending" % count(pending), pending)) if k]
     parts.append(_n(len(plan.findings), "finding") + (" (%s)" % ", ".join(notes) if notes else ""))
     parts.append("%s already compliant" % _n(len(plan.compliant), "rule"))
     if not n:
@@ -209,9 +209,33 @@ def _distance_lines(ids, nodes):
 
 
 def history_text(transactions):
+    """The journal's transactions, newest first, as the review screen lists them."""
     if not transactions:
         return "no transactions in the journal"
     out = ["%-32s %-26s %-16s %s" % ("transaction", "time", "state", "changes")]
-    for tx in transactions:
-        out.append("%-32s %-26s %-16s %d" % (tx.txid, tx.time, tx.state, len(tx.changes)))
+    for tx in newest_first(transactions):
+        out.append("%-32s %-26s %-16s %s" % (tx.txid, value(tx.time), tx.state, count(len(tx.changes))))
     return "\n".join(out)
+
+
+def newest_first(transactions):
+    """The one history order (`numatune history`, the review screen): newest first, like `dnf history`.
+    Transaction ids start with their UTC time, so their order is the journal's."""
+    return sorted(transactions, key=lambda tx: tx.txid, reverse=True)
+
+
+def change_counts(changes, writes):
+    """``3 change(s), 5 write(s)``: how apply's prompt, its result and revert count a transaction."""
+    return "%s change(s), %s write(s)" % (count(changes), count(writes))
+
+
+def revert_summary(tx, restored, skipped, failed):
+    """One line for a revert, counted in the writes its apply counted: what was put back, left
+    alone, failed, and (when some were) the writes already as before (undone earlier, or put
+    back by hand). A journal line that could not be written counts as a failure."""
+    writes = len(tx.ops)
+    already = max(writes - len(restored) - len(skipped) - len(failed), 0)
+    # "transaction TXID:" first, as apply's result line: scripts read the txid from it.
+    return "transaction %s: %s: %s restored, %s left alone, %s failed%s." % (
+        tx.txid, change_counts(len(tx.changes), writes), count(len(restored)), count(len(skipped)),
+        count(len(failed)), ", %s already as before" % count(already) if already else "")

@@ -23,6 +23,12 @@ def clean(text):
     return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
 
 
+# The one arrow of every "current -> desired" (ASCII: RHEL consoles under LANG=C print it too).
+ARROW = "->"
+# The one spelling of a severity in text: the plan, check, apply and the review screen.
+SEVERITY = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
+
+
 def value(v):
     """The one rendering of a value: ``(unset)`` for none, ``""`` for empty."""
     if v is None:

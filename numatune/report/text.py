@@ -4,16 +4,18 @@ import io
 import textwrap
 
 from numatune.report.console import Style, clean
+from numatune.report.grouped import SEVERITY
+from numatune.report.numbers import count
 
-LABEL = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
+LABEL = SEVERITY
 
 
 def summary(report):
     c = report.counts
-    parts = ["%d critical" % c["critical"], "%d warning" % c["warning"]]
+    parts = ["%s critical" % count(c["critical"]), "%s warning" % count(c["warning"])]
     if c["waived"]:
-        parts.append("%d waived" % c["waived"])
-    parts.append("%d compliant" % c["compliant"])
+        parts.append("%s waived" % count(c["waived"]))
+    parts.append("%s compliant" % count(c["compliant"]))
     who = report.host.get("hostname") or report.host.get("root") or "?"
     return "%s (policy %s on %s)" % (", ".join(parts), report.policy or "?", who)
 
@@ -39,7 +41,7 @@ def render(report, plain=False):
     compliant = [r for r in report.results if r.state == "compliant"]
     if compliant:
         out.append("")
-        out.append(s("bold", "compliant (%d)" % len(compliant)))
+        out.append(s("bold", "compliant (%s)" % count(len(compliant))))
         out.extend("  ok  %s" % clean(r.message) for r in compliant)
     return "\n".join(out) + "\n"
 

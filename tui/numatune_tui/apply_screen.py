@@ -16,6 +16,7 @@ from numatune.errors import NumatuneError
 from numatune.apply.journal import Transaction, new_txid, read_records
 from numatune.apply.transaction import describe_undo
 from numatune.model import Plan
+from numatune.report.grouped import ARROW
 
 from .keys import bindings
 from .rows import STYLE, value_text
@@ -49,7 +50,7 @@ def confirm_text(changes, hidden=0):
     t.append("\n")
     for c in changes[:LISTED]:
         t.append("%-10s " % c.scope, style=STYLE.get(c.scope, ""))
-        t.append("%s: %s → %s\n" % (c.target, value_text(c.current), value_text(c.desired)))
+        t.append("%s: %s %s %s\n" % (c.target, value_text(c.current), ARROW, value_text(c.desired)))
     if len(changes) > LISTED:
         t.append("... and %d more (all are journaled)\n" % (len(changes) - LISTED), style="bold")
     return t

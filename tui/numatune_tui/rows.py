@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from numatune.model import AREAS, SEVERITIES
+from numatune.report.grouped import ARROW, SEVERITY
 
 FINDINGS = "findings"
 SCOPE_SHORT = {"live": "live", "persistent": "persistent", "boot": "boot"}  # whole: the column fits them
 RISK_SHORT = {"low": "low", "medium": "medium", "high": "HIGH"}
-SEVERITY_SHORT = {"info": "info", "warning": "WARN", "critical": "CRIT"}
+SEVERITY_SHORT = SEVERITY  # one spelling with the CLI and check (the name is kept for its importers)
 # Rich style names, kept in step with render.COLORS of the text output.
 STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "low": "dim", "medium": "yellow", "high": "bold red",
@@ -18,7 +19,7 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
 # Fixed column widths: measured for 80 columns with the details pane below.
 # Scope and risk whole ("persistent", "medium"); what is left of 80 columns goes to target and values.
-COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current → desired", 17), ("", 2), ("risk", 6))
+COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current %s desired" % ARROW, 17), ("", 2), ("risk", 6))
 
 
 @dataclass
@@ -133,7 +134,7 @@ def cells(row, expanded, deselected, plan):
     return [("✓" if on else "·", "selected" if on else "unselected"),
             (SCOPE_SHORT.get(c.scope, c.scope[:4]), c.scope),
             (c.target, ""),
-            ("%s → %s" % (value_text(c.current), value_text(c.desired)), ""),
+            ("%s %s %s" % (value_text(c.current), ARROW, value_text(c.desired)), ""),
             (flags(c), "bold"),
             (RISK_SHORT.get(c.risk, c.risk), c.risk)]
 
