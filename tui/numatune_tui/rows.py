@@ -19,7 +19,7 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
 # Fixed column widths: measured for 80 columns with the details pane below.
 # Scope and risk whole ("persistent", "medium"); what is left of 80 columns goes to target and values.
-COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current %s desired" % ARROW, 17), ("", 2), ("risk", 6))
+COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current %s desired" % ARROW, 18), ("", 2), ("risk", 6))
 
 
 @dataclass
