@@ -80,7 +80,8 @@ def test_one_severity_spelling_in_plan_check_and_review_screen():
     assert not re.search(r"\b(WARN|CRIT)\b", text + checked)
     assert rows.SEVERITY_SHORT == SEVERITY
     change = Change(id="sysctl.live:vm.x", area="memory", target="/proc/sys/vm/x", current="1", desired="0",
-                    scope="live", action="write", rule="sysctl.vm.x", writes=[Write(kind="value", path="/proc/sys/vm/x")])
+                    scope="live", action="write", rule="sysctl.vm.x",
+                    writes=[Write(kind="value", path="/proc/sys/vm/x")])
     assert rivals(change, plan, {}) == ["WARNING: tuned profile p sets vm.x"]
 
 

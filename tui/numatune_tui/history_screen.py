@@ -35,7 +35,8 @@ def tx_details(tx):
     t.append("\nchanges\n", style="bold underline")
     for c in tx.changes:
         t.append("%-10s " % c.get("scope", ""), style=STYLE.get(c.get("scope"), ""))
-        t.append("%s: %s %s %s\n" % (c.get("target"), value_text(c.get("current")), ARROW, value_text(c.get("desired"))))
+        t.append("%s: %s %s %s\n" % (c.get("target"), value_text(c.get("current")), ARROW,
+                                      value_text(c.get("desired"))))
     t.append("\nwrites\n", style="bold underline")
     if not tx.ops:
         t.append("(none)\n", style="dim")

@@ -84,8 +84,8 @@ def facts_lines(facts):
             nodes = sorted(int(n) for n in inst["sga_nodes"])
             out += line("SGA pages on node%s %s" % ("s" if len(nodes) > 1 else "", format_cpulist(nodes)), indent=6)
     for svc in mine.get("srvctl") or []:
-        out += line("service %s: preferred %s, available %s" % (
-            svc.get("name"), ", ".join(svc.get("preferred") or []) or "-", ", ".join(svc.get("available") or []) or "-"))
+        preferred, available = ", ".join(svc.get("preferred") or []), ", ".join(svc.get("available") or [])
+        out += line("service %s: preferred %s, available %s" % (svc.get("name"), preferred or "-", available or "-"))
     memlock, shm = mine.get("memlock") or {}, mine.get("shm") or {}
     if memlock or shm:
         page = shm.get("page_size") or 4096

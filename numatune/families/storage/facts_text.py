@@ -42,6 +42,8 @@ def facts_lines(facts):
     mine = facts.get(NAME) or {}
     if not mine:
         return []
+    if mine.get("source") is None and not mine.get("devices"):
+        return ["storage: not read (the policy has no [[block]] rule)"]
     devices = mine.get("devices") or {}
     source = mine.get("source")
     out = ["storage: %s%s" % (plural(len(devices), "block device"),
@@ -55,6 +57,11 @@ def facts_lines(facts):
             out += line(settings, indent=6)
     if rest:
         out.append(rest)
+    files = [("numatune's udev rules", mine.get("udev_rules")), ("/etc/multipath.conf", mine.get("multipath_conf"))]
+    said = ["%s %s" % (name, "present" if text is not None else "absent") for name, text in files if name]
+    if "multipathd" in mine:
+        said.append("multipathd %s" % (mine["multipathd"] or "not installed"))
+    out += line("; ".join(said))
     maps = {n: d for n, d in devices.items() if d.get("kind") == "dm-multipath" and d.get("dm_name")}
     if maps:
         # mpatha..mpathz, mpathaa..: shortest first reads in the order multipathd names them.
