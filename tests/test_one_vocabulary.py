@@ -128,9 +128,11 @@ def test_prompt_result_and_revert_count_the_same_changes_and_writes(cli, tmp_pat
             return True
     monkeypatch.setattr("sys.stdin", Tty("n\n"))
     args = types.SimpleNamespace(yes=False)
-    fake = [types.SimpleNamespace(writes=c["writes"]) for c in plan["changes"]]
-    assert commands._confirm(args, fake) is False
+    planned = [Change.from_json(c) for c in plan["changes"]]
+    assert commands._confirm(args, planned) is False
     assert "Apply these %s? [y/N]" % counted in capsys.readouterr().out
+    from numatune_tui.apply_screen import confirm_text
+    assert str(confirm_text(planned)).startswith(counted + ",")  # the review screen's dialog
 
     txid, applied = _apply(cli, root, policy)
     assert "transaction %s: %s applied and verified." % (txid, counted) in applied

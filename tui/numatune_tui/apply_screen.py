@@ -16,6 +16,7 @@ from numatune.errors import NumatuneError
 from numatune.apply.journal import Transaction, new_txid, read_records
 from numatune.apply.transaction import describe_undo
 from numatune.model import Plan
+from numatune.report.console import change_counts
 from numatune.report.grouped import ARROW
 
 from .keys import bindings
@@ -29,8 +30,7 @@ def confirm_text(changes, hidden=0):
     ``hidden``: how many of them the screen's filter keeps out of view."""
     t = Text()
     writes = sum(len(c.writes) for c in changes)
-    t.append("%d change(s), %d write(s), journaled first and rolled back on any failure.\n"
-             % (len(changes), writes))
+    t.append("%s, journaled first and rolled back on any failure.\n" % change_counts(len(changes), writes))
     if hidden:
         t.append("%d of them are hidden by the current filter; they are applied too.\n" % hidden,
                  style="bold yellow")
@@ -150,8 +150,8 @@ class ApplyScreen(Screen):
         bar = self.query_one("#apply-progress", ProgressBar)
         bar.update(total=max(len(event.ops), 1), progress=max(len(event.ops), 1))
         log = self.query_one("#apply-log", RichLog)
-        title = Text("transaction %s: %d change(s), %d write(s) applied and verified"
-                     % (event.txid, len(event.changes), len(event.ops)), style="bold green")
+        title = Text("transaction %s: %s applied and verified"
+                     % (event.txid, change_counts(len(event.changes), len(event.ops))), style="bold green")
         self.query_one("#apply-title", Static).update(title)
         log.write(title)
         reboot = [c for c in event.changes if c.reboot_required]
