@@ -14,6 +14,8 @@ def facts_lines(facts):
         return ["boot: the bootloader configuration cannot be read"] + line(mine["error"])
     cfg = mine.get("config") or {}
     entries = cfg.get("entries") or []
+    if cfg.get("kind") in (None, "none") and not entries:
+        return ["boot: no bootloader configuration found (BLS, grubenv, grub.cfg, grub.conf)"]
     out = ["boot: %s, %s" % (cfg.get("kind") or "?", plural(len(entries), "boot entry", "boot entries"))]
     if cfg.get("files"):
         out += listing("files", cfg["files"])

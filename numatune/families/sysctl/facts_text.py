@@ -17,7 +17,8 @@ def facts_lines(facts):
         plural(len(live), "key"), plural(sum(1 for f in files if f.get("exists")), "file"))]
     width = min(max((len(k) for k in live), default=0), 40)
     for key, now in live.items():
-        shown = value(now) if now is not None else "(unset: not in this kernel's /proc/sys)"
+        # Not "not in this kernel": a snapshot may simply not have captured the file.
+        shown = value(now) if now is not None else "(unset: no /proc/sys/%s here)" % key.replace(".", "/")
         out += line("%-*s = %s" % (width, key, shown))
     near = {k: v for k, v in (mine.get("near") or {}).items() if v}
     for key, names in near.items():
