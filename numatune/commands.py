@@ -8,7 +8,7 @@ from numatune.report import jsonout
 from numatune.errors import UsageError
 from numatune.apply.journal import list_transactions, load
 from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
-                                     revert_summary, waiting_lines)
+                                     revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
 from numatune.root import Root
 
@@ -39,7 +39,7 @@ def _prepare(args):
     """Validate everything given before touching the host."""
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args, writes=getattr(args, "command", None) == "apply")
+    root = _root(args, writes=getattr(args, "command", None) in ("apply", "review"))
     policy = engine.load_policy(args.policy, root)
     return root, policy
 
@@ -54,12 +54,7 @@ def cmd_plan(args):
     root, policy = _prepare(args)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
     if args.out:
-        try:
-            with open(args.out, "w", encoding="utf-8") as f:
-                f.write(jsonout.dumps(plan.to_json()) + "\n")
-        except OSError as e:
-            raise UsageError("cannot write the plan to %s: %s" % (args.out, e.strerror or e),
-                             "give a file path in a directory you can write")
+        engine.save_plan(plan, args.out)
     if args.format == "json":
         _print_json(plan.to_json())
     else:
@@ -75,7 +70,7 @@ def _confirm(args, changes):
         return True
     if not sys.stdin.isatty():
         raise UsageError("apply needs confirmation and stdin is not a terminal", "review the plan, then pass --yes")
-    sys.stdout.write("Apply these %s? [y/N] " % change_counts(len(changes), sum(len(c.writes) for c in changes)))
+    sys.stdout.write("Apply these %s? [y/N] " % change_counts(len(changes), engine.planned_writes(changes), True))
     sys.stdout.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -110,8 +105,7 @@ def cmd_apply(args):
 
     def on_write(change, op):
         if text:
-            from numatune.apply.kinds import for_op
-            print("  %s %s" % (style("live", "wrote"), for_op(op).describe(op)))
+            print("  %s %s" % (style("live", "wrote"), engine.describe_op(op)))
 
     from numatune.apply import confirm
     window = confirm.window_for(args, changes, root)
@@ -134,6 +128,9 @@ def cmd_apply(args):
         print("")
         # One line, never wrapped: scripts read the txid and "applied and verified" from it.
         print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
+        unjournaled = unjournaled_line(engine.planned_writes(changes), len(ops))
+        if unjournaled:
+            print(unjournaled)
         for line in waiting_lines(changes, findings):
             print(line)
         for f in findings:
@@ -154,33 +151,9 @@ def cmd_confirm(args):
     return 0
 
 
-def _pick_transaction(root, args):
-    txs = list_transactions(root)
-    if args.txid and args.last:
-        raise UsageError("give a TXID or --last, not both")
-    if args.txid:
-        return load(root, args.txid)
-    if not args.last:
-        raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
-    candidates = [t for t in txs if t.state not in ("reverted", "rolled back")]
-    if not candidates:
-        raise UsageError("nothing to revert: every transaction is already reverted or rolled back")
-    return candidates[-1]
-
-
 def cmd_revert(args):
-    from numatune.apply.lock import RunLock
-    from numatune.apply.transaction import revert
     root = _root(args, writes=True)
-    engine.require_write_access(root)
-    with RunLock(root):
-        tx = _pick_transaction(root, args)
-        if tx.state in ("reverted", "rolled back") and not args.force:
-            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
-        restored, skipped, failed = revert(root, tx, force=args.force)
-    unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
-               for p in tx.problems]
-    failed = failed + unknown
+    tx, restored, skipped, failed = engine.revert(root, args.txid, args.last, args.force)
     if args.format == "json":
         _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
     else:
@@ -271,7 +244,16 @@ def cmd_review(args):
         import numatune_tui  # noqa: F401
     except ImportError:
         raise UsageError("the review screen is not installed", "pip install 'numatune[tui]' (or the numatune-tui RPM)")
-    return numatune_tui.run(args)
+    try:
+        import textual  # noqa: F401
+    except ImportError:
+        raise UsageError("the review screen needs Textual, which is not installed",
+                         "pip install 'numatune[tui]' (or the numatune-tui RPM)")
+    # Validated as every command validates; review can apply, so a snapshot archive is refused.
+    root, policy = _prepare(args)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("review needs a terminal", "use `numatune plan` (or `--format json`) in scripts")
+    return numatune_tui.run(root, policy, args.only, args.skip)
 
 
 def cmd_policy(args):

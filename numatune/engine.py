@@ -173,3 +173,175 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
                                   verify=verify, on_write=on_write)
     findings = list(after["plan"].findings) if "plan" in after else []
     return txid, ops, findings + after.get("findings", [])
+
+
+# What every front end (the CLI, the review screen) asks of a plan, a
+# transaction or a write: computed here once, so the screens only show it.
+
+FINAL_STATES = ("reverted", "rolled back")
+
+
+def apply_reviewed(root, policy, reviewed, only=None, skip=None, command="review", on_write=None, txid=None):
+    """Apply changes a person reviewed on an earlier plan: plan again,
+    insist the host still matches them (DriftError otherwise, as `apply
+    --plan` does with a saved plan) and apply the fresh ones under that plan's
+    findings. Returns (txid, changes, ops, findings after apply)."""
+    require_write_access(root)
+    fresh, _ = make_plan(root, policy, only, skip)
+    changes = saved_changes(Plan(host=fresh.host, changes=list(reviewed)), fresh)
+    txid, ops, findings = apply(root, policy, changes, only, skip, command=command, on_write=on_write, txid=txid,
+                                plan=fresh)
+    return txid, changes, ops, findings
+
+
+def planned_writes(changes):
+    """Writes the changes plan. Apply journals fewer when a write finds its
+    target already as wanted (a file an earlier write of the run rewrote)."""
+    return sum(len(c.writes) for c in changes)
+
+
+def pick_transaction(root, txid=None, last=False):
+    """The transaction a revert is about: ``txid``, or the newest one not yet undone."""
+    from numatune.apply.journal import list_transactions, load
+    if txid and last:
+        raise UsageError("give a TXID or --last, not both")
+    if txid:
+        return load(root, txid)
+    if not last:
+        raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
+    candidates = [t for t in list_transactions(root) if t.state not in FINAL_STATES]
+    if not candidates:
+        raise UsageError("nothing to revert: every transaction is already reverted or rolled back")
+    return candidates[-1]
+
+
+def revert(root, txid=None, last=False, force=False):
+    """Revert one transaction under the run lock. Returns (transaction,
+    restored, left alone, failed); a journal line that could not be read
+    counts as failed: what it announced cannot be undone by numatune."""
+    from numatune.apply.lock import RunLock
+    from numatune.apply.transaction import revert as undo
+    require_write_access(root)
+    with RunLock(root):
+        tx = pick_transaction(root, txid, last)
+        if tx.state in FINAL_STATES and not force:
+            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
+        restored, skipped, failed = undo(root, tx, force=force)
+    unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
+               for p in tx.problems]
+    return tx, restored, skipped, failed + unknown
+
+
+def transactions(root):
+    """Every transaction in the journal, oldest first."""
+    from numatune.apply.journal import list_transactions
+    return list_transactions(root)
+
+
+def journal_dir():
+    from numatune.apply.journal import JOURNAL_DIR
+    return JOURNAL_DIR
+
+
+def describe_op(op):
+    """One line for a journaled write; never fails (a write kind this
+    version does not know is named by the journal's own fields)."""
+    from numatune.apply.transaction import _describe
+    return _describe(op)
+
+
+def describe_undo(op):
+    """One line for an undone write, in the undo direction."""
+    from numatune.apply.transaction import describe_undo as undo_text
+    return undo_text(op)
+
+
+def undo_report(root, txid):
+    """What the journal of ``txid`` says: (the transaction's state, [(what
+    happened to a write, its description)] newest first), what happened being
+    "undone", "left alone" or "pending". None when the run stopped before its
+    journal was opened."""
+    from numatune.apply.journal import load
+    try:
+        tx = load(root, txid)
+    except NumatuneError:
+        return None
+    out = []
+    for seq in sorted(tx.ops, reverse=True):
+        op = tx.ops[seq]["op"]
+        if seq in tx.undone:
+            out.append(("undone", describe_undo(op)))
+        else:
+            out.append(("left alone" if seq in tx.skipped else "pending", describe_op(op)))
+    return tx.state, out
+
+
+def describe_write(write):
+    """One line saying exactly what a planned write will do to the host."""
+    if write.kind == "value":
+        return "write %r to %s" % (write.value, write.path)
+    if write.kind == "file":
+        args = " ".join("%s=%s" % (k, v) for k, v in sorted(write.args.items()))
+        return "edit %s (%s%s)" % (write.path, write.editor, " " + args if args else "")
+    if write.kind == "command":
+        return "run %s" % " ".join(write.argv)
+    # Kinds the families add (blockattr, netdev, cgroup, sql): what the plan holds.
+    return "%s %s %s" % (write.kind, write.path, write.value or write.args or "")
+
+
+def new_txid():
+    """A transaction id chosen before the run, so a failure can be read back from its journal."""
+    from numatune.apply.journal import new_txid as make
+    return make()
+
+
+def diff_text(root, changes):
+    """The unified diff of every file ``changes`` edit (`plan --diff`); read only."""
+    from numatune.report.diff import diff_text as text
+    return text(root, changes)
+
+
+def rivals(change, plan, facts):
+    """Who else sets what this change sets: the families' own rivals, then
+    the findings about the same rule or target."""
+    out = []
+    for family in FAMILIES:
+        out += family.rivals(change, plan, facts)
+    for finding in plan.findings:
+        if (change.rule and finding.rule == change.rule) or (finding.target and finding.target == change.target):
+            out.append("%s: %s" % (finding.severity.upper(), finding.message))
+    return out
+
+
+def policy_line(policy, rule):
+    """``file:line: text`` of the policy line that sets ``rule``, or None when
+    no line names it (a default the family applies)."""
+    import re
+    from numatune.policy.loader import key_lines
+    if policy is None or not rule:
+        return None
+    key = re.sub(r"\[\d+\]", "", rule)  # key_lines drops array indices
+    # The key itself, else its table when that is more than a top-level one.
+    keys = [key] + ([key.rsplit(".", 1)[0]] if key.count(".") >= 2 else [])
+    for path in reversed(policy.sources):
+        text = policy.texts.get(path, "")
+        lines = key_lines(text)
+        number = next((lines[k] for k in keys if k in lines), None)
+        if number:
+            # Shipped policies by name: their install path says nothing.
+            shown = os.path.basename(path) if os.path.dirname(path) == policy_mod.shipped_dir() else path
+            return "%s:%d: %s" % (shown, number, text.splitlines()[number - 1].strip())
+    return None
+
+
+def save_plan(plan, path, replace=True):
+    """Write ``plan`` as JSON for `numatune apply --plan`. ``replace``: False
+    when numatune chose the name (the review screen's export): an existing file
+    is an error, never overwritten."""
+    from numatune.report import jsonout
+    try:
+        with open(path, "w" if replace else "x", encoding="utf-8") as f:
+            f.write(jsonout.dumps(plan.to_json()) + "\n")
+    except OSError as e:
+        raise UsageError("cannot write the plan to %s: %s" % (path, e.strerror or e),
+                         "give a file path in a directory you can write")

@@ -121,3 +121,62 @@ def san_host(root, luns=2, paths=2, multipath_conf=None):
         _w(root, "/etc/multipath.conf", multipath_conf)
     _w(root, "/proc/sys/kernel/osrelease", "5.14.0-362.el9.x86_64")
     return root
+
+
+# A stand-in multipathd for a copy that says it is live (conftest.LiveCopy):
+# what the real one does that numatune relies on, on the copy's files.
+# "reconfigure" reads the copy's multipath.conf into its running state (kept
+# outside the tree, in $NUMATUNE_TEST_MPD) and, as the kernel does on the
+# table reload, puts every map's read_ahead_kb and max_sectors_kb back to
+# the defaults; "show config" prints a built-in 3PAR entry, then the running
+# file; "show daemon" says idle. Every call is logged.
+MULTIPATHD = r'''#!%(python)s
+import glob, os, sys
+state = os.environ["NUMATUNE_TEST_MPD"]
+root = os.environ["NUMATUNE_TEST_ROOT"]
+args = " ".join(sys.argv[1:])
+with open(state + "/calls", "a") as f:
+    f.write(args + "\n")
+if os.path.exists(state + "/stopped"):
+    sys.stderr.write("can't connect to socket\n")
+    sys.exit(1)
+if args == "show daemon":
+    print("pid 4242 idle")
+elif args == "show config":
+    print('devices {\n\tdevice {\n\t\tvendor "3PARdata"\n\t\tproduct "VV"\n\t\tno_path_retry 18\n\t}\n}')
+    if os.path.exists(state + "/running"):
+        print(open(state + "/running").read())
+elif args == "reconfigure":
+    conf = root + "/etc/multipath.conf"
+    with open(state + "/running", "w") as f:
+        f.write(open(conf).read() if os.path.exists(conf) else "")
+    for dev in glob.glob(root + "/sys/block/dm-*/queue"):
+        for name, value in (("read_ahead_kb", "128"), ("max_sectors_kb", "512")):
+            with open(dev + "/" + name, "w") as f:
+                f.write(value + "\n")
+    print("ok")
+else:
+    sys.exit(1)
+'''
+
+
+def stand_in_multipathd(root, state_dir, setenv):
+    """Install the stand-in as the copy's /usr/sbin/multipathd, its running
+    configuration the copy's multipath.conf as it is now. ``setenv`` is
+    monkeypatch.setenv. Returns ``calls()``: the commands it was given."""
+    import sys
+    state_dir = Path(state_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    conf = Path(root) / "etc/multipath.conf"
+    (state_dir / "running").write_text(conf.read_text() if conf.exists() else "")
+    path = Path(root) / "usr/sbin/multipathd"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(MULTIPATHD % {"python": sys.executable})
+    path.chmod(0o755)
+    setenv("NUMATUNE_TEST_MPD", str(state_dir))
+    setenv("NUMATUNE_TEST_ROOT", str(root))
+
+    def calls():
+        log = state_dir / "calls"
+        return log.read_text().splitlines() if log.exists() else []
+    return calls

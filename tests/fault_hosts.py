@@ -188,6 +188,26 @@ class SanHost(TreeHost):
         return write(self.tmp, "policy.toml", POLICY)
 
 
+@host("multipath")
+class MultipathdHost(TreeHost):
+    """A SAN copy that says it is live, with the stand-in multipathd
+    (block_fixture.stand_in_multipathd): multipath.conf and its reconfigure
+    as one op, after a sysctl write and before the maps' queue writes."""
+    extra = ()
+
+    def build(self):
+        from block_fixture import san_host, stand_in_multipathd
+        from numatune import commands
+        san_host(self.dir, luns=2, paths=2, multipath_conf="defaults {\n\tuser_friendly_names yes\n}\n")
+        write(self.dir, "/proc/sys/vm/swappiness", "60\n")
+        stand_in_multipathd(self.dir, self.tmp / "mpd", self.mp.setenv)
+        self.mp.setattr(commands, "Root", LiveCopy)
+        self.mp.setitem(sys.modules, "pyudev", None)    # the copy's sysfs, not this machine's udev
+        return write(self.tmp, "policy.toml", '[sysctl]\n"vm.swappiness" = 10\n\n[[block]]\n'
+                                              'match = { vendor = "3PARdata", model = "VV", kind = "dm-multipath" }\n'
+                                              'read_ahead_kb = 4096\nmultipath = { rr_min_io_rq = 7 }\n')
+
+
 @host("cgroup")
 class CpusetHost(TreeHost):
     """Two new cpusets on a cgroup v1 hierarchy over a real NUMA capture (test_cpuset)."""

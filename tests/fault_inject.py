@@ -37,6 +37,7 @@ def error(kind, mode):
             "file": lambda: ValueError("bad bytes in the journal (injected)"),
             "command": lambda: subprocess.SubprocessError("host tool state unknown (injected)"),
             "blockattr": lambda: RuntimeError("queue attribute went away (injected)"),
+            "multipath": lambda: subprocess.SubprocessError("multipathd state unknown (injected)"),
             "netdev": lambda: _netlink(errno.EBUSY, "Device or resource busy"),
             "cgroup": lambda: LookupError("cgroup hierarchy unmounted (injected)"),
             "sql": lambda: DatabaseError("ORA-01031: insufficient privileges\nORA-06512: at line 1"),

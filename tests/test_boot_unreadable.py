@@ -48,3 +48,18 @@ def test_an_unreadable_default_grub_is_a_finding_for_a_non_root_run():
         assert not [c for c in plan["changes"] if c["id"].startswith("cmdline.")]
     finally:
         shutil.rmtree(base)
+
+
+def test_a_bls_entry_that_is_a_link_loop_is_a_finding_not_a_traceback(tmp_path, cli):
+    """A BLS entry symlinked to itself (ELOOP on read): the same critical finding naming it, no boot change."""
+    root = fakehost.build(tmp_path / "root")
+    entries = root / "boot/loader/entries"
+    entries.mkdir(parents=True, exist_ok=True)
+    os.symlink("loop.conf", str(entries / "loop.conf"))
+    policy = write(tmp_path, "p.toml", '[kernel.cmdline]\nabsent = ["numa=off"]\n')
+    status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
+    assert status == 0 and "Traceback" not in err, err
+    plan = json.loads(out)
+    [finding] = [f for f in plan["findings"] if f["id"] == "cmdline.bootconfig-unreadable"]
+    assert "loop.conf" in finding["message"] and finding["severity"] == "critical"
+    assert not [c for c in plan["changes"] if c["id"].startswith("cmdline.")]

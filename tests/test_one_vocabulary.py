@@ -110,7 +110,7 @@ def test_one_arrow_in_every_text_the_cli_and_the_review_screen_print(cli, host):
     for out in outs:
         assert "\u2192" not in out
         assert ARROW in out, out
-    assert ARROW in dict(rows.COLUMNS) or any(ARROW in name for name, _ in rows.COLUMNS)
+    assert any(ARROW in column[0] for column in rows.COLUMNS)
 
 
 def test_prompt_result_and_revert_count_the_same_changes_and_writes(cli, tmp_path, monkeypatch, capsys):
@@ -130,9 +130,10 @@ def test_prompt_result_and_revert_count_the_same_changes_and_writes(cli, tmp_pat
     args = types.SimpleNamespace(yes=False)
     planned = [Change.from_json(c) for c in plan["changes"]]
     assert commands._confirm(args, planned) is False
-    assert "Apply these %s? [y/N]" % counted in capsys.readouterr().out
+    before = "%d change(s), %d planned write(s)" % (changes, writes)
+    assert "Apply these %s? [y/N]" % before in capsys.readouterr().out
     from numatune_tui.apply_screen import confirm_text
-    assert str(confirm_text(planned)).startswith(counted + ",")  # the review screen's dialog
+    assert str(confirm_text(planned)).startswith(before + ",")  # the review screen's dialog
 
     txid, applied = _apply(cli, root, policy)
     assert "transaction %s: %s applied and verified." % (txid, counted) in applied
@@ -159,3 +160,10 @@ def test_a_kernel_value_keeps_its_digits(cli, host, tmp_path):
     policy = write(tmp_path, "shm.toml", '[sysctl]\n"kernel.shmmax" = 4398046511104\n')
     out = cli("plan", "--root", root, "--policy", policy)[1]
     assert "18446744073692774399 -> 4398046511104" in out  # what is written is shown as written
+
+
+def test_the_result_says_why_it_journaled_fewer_writes_than_planned():
+    from numatune.report.console import unjournaled_line
+    assert unjournaled_line(5, 5) is None
+    assert unjournaled_line(1500, 1498) == \
+        "2 of the 1,500 planned write(s) found their target already as wanted (not journaled)"

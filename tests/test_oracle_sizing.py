@@ -132,3 +132,105 @@ def test_auto_keeps_the_parameters_when_the_alert_log_expects_less_2m():
     assert (got["computed"], got["pages"], got["evidence"]) == (15392, 15392, "its sga_target")
     # Without any report: the parameters alone.
     assert pool.instance_sizes({}, _facts(2048, None, "30G"), 2048)[0]["pages"] == 15392
+
+
+# Oracle's own figure (sizing.shared_areas / oracle_pages): its large-pages
+# report counts shared areas beside the SGA that no parameter gives; they are
+# taken from the report and carried to the SGA after the plan.
+
+REPORT_19C = """2024-03-04T09:12:01.123456+00:00
+Starting ORACLE instance (normal) (OS id: 4711)
+2024-03-04T09:12:01.150000+00:00
+**********************************************************************
+Dump of system resources acquired for SHARED GLOBAL AREA (SGA)
+ Per process system memlock (soft) limit = UNLIMITED
+ Available system pagesizes:
+  4K, %(kb)dK
+ Supported system pagesize(s):
+  PAGESIZE  AVAILABLE_PAGES  EXPECTED_PAGES  ALLOCATED_PAGES  ERROR(s)
+        4K       Configured               9               9        NONE
+  %(kb)8dK  %(avail)15d %(expected)15d %(expected)16d        NONE
+**********************************************************************
+2024-03-04T09:12:01.170000+00:00
+Using parameter settings in server-side spfile /u01/app/oracle/product/19.0.0/dbhome_1/dbs/spfilePROD.ora
+System parameters with non-default values:
+  processes                = %(processes)d
+  use_large_pages          = "ONLY"
+  sga_max_size             = %(sga)s
+  sga_target               = %(sga)s
+  pga_aggregate_target     = 8G
+"""
+
+
+def _reported(kb, expected, sga, processes, params, policy=None):
+    from numatune.families.oracle import alertlog
+    ev = alertlog.parse(REPORT_19C % {"kb": kb, "avail": expected + 100, "expected": expected, "sga": sga,
+                                      "processes": processes})
+    assert ev["large_pages"][str(kb)]["expected"] == expected
+    assert ev["parameters"] == {"processes": str(processes), "sga_max_size": sga, "sga_target": sga}
+    inst = {"sid": "PROD", "policy_index": 0 if policy else None, "params": params, "evidence": ev}
+    topo = {"nodes": {"0": {"cpus": [0], "hugepages": {str(kb): {"nr": 0, "free": 0}}}},
+            "nodes_with_memory": ["0"], "hugepages": {str(kb): {"nr": 0, "free": 0}}}
+    data = {"oracle": {"instance": [{"sid": "PROD", "parameters": policy}]}} if policy else {}
+    facts = {"topology": topo, "oracle": {"instances": [inst], "cpusets": {}}}
+    return pool.instance_sizes(data, facts, kb)[0]
+
+
+def test_oracles_figure_2m_as_reported_then_carried_to_a_larger_sga_and_more_processes():
+    # The report: 15745 x 2M = 31490M for sga_target 30G (granule 64M: 30720M is whole granules):
+    #   areas beside the SGA = 31490M - 30720M = 770M. Nothing changed: Oracle's 15745 stands;
+    #   the parameters give (30720M + 64M) / 2M = 15392.
+    now = {"sga_target": "30G", "sga_max_size": "30G", "processes": "1500"}
+    got = _reported(2048, 15745, "30G", 1500, now)
+    assert (got["computed"], got["oracle"], got["pages"]) == (15392, 15745, 15745)
+    assert got["evidence"].startswith("its alert log's expected pages") and "770 MiB" in got["evidence"]
+    assert got["evidence"].endswith("its parameters give 15392")
+    # The plan raises the SGA to 40G (granule 128M: 40960M whole): Oracle's figure
+    #   (40960M + 770M) / 2M = 20865 against the parameters' (40960M + 128M) / 2M = 20544.
+    got = _reported(2048, 15745, "30G", 1500, now, policy={"sga_target": "40G", "sga_max_size": "40G"})
+    assert (got["computed"], got["oracle"], got["pages"]) == (20544, 20865, 20865)
+    assert "carried to the SGA after the plan" in got["evidence"] and "15745 pages" in got["evidence"]
+    # ...and processes 1500 -> 3000: the areas grow with them, 770M * 2 = 1540M:
+    #   (40960M + 1540M) / 2M = 21250.
+    got = _reported(2048, 15745, "30G", 1500, now,
+                    policy={"sga_target": "40G", "sga_max_size": "40G", "processes": 3000})
+    assert got["pages"] == 21250 and "processes 1500 -> 3000" in got["evidence"]
+    # Fewer processes never shrink them (the safe side): still 20865.
+    got = _reported(2048, 15745, "30G", 1500, now, policy={"sga_target": "40G", "sga_max_size": "40G",
+                                                           "processes": 500})
+    assert got["pages"] == 20865
+
+
+def test_oracles_figure_1g_pages():
+    # sga 32G (granule 64M: 32768M whole), the report expects 34 x 1G = 34816M:
+    #   areas = 34816M - 32768M = 2048M (its areas beside the SGA each take whole 1G pages).
+    #   Parameters: (32768M + 64M) / 1024M = 32.06 -> 33. Oracle's 34 wins.
+    now = {"sga_target": "32G", "sga_max_size": "32G", "processes": "2000"}
+    got = _reported(1048576, 34, "32G", 2000, now)
+    assert (got["computed"], got["oracle"], got["pages"]) == (33, 34, 34)
+    assert "2 GiB of shared areas" in got["evidence"]
+    # Raised to 48G (granule 128M: 49152M whole): Oracle's (49152M + 2048M) / 1024M = 50,
+    #   the parameters' (49152M + 128M) / 1024M = 48.125 -> 49.
+    got = _reported(1048576, 34, "32G", 2000, now, policy={"sga_target": "48G", "sga_max_size": "48G"})
+    assert (got["computed"], got["oracle"], got["pages"]) == (49, 50, 50)
+
+
+def test_an_11g_report_below_the_parameters_leaves_the_parameters():
+    from numatune.families.oracle import alertlog
+    # 11.2's report: 512 pages used and "at least 89" more asked: 601 expected for sga_max_size 1200M
+    #   (granule 16M: 1200M whole): areas 601 x 2M - 1200M = 2M. The parameters give
+    #   (1200M + 16M) / 2M = 608 > 601: the parameters count, and say so.
+    text = ("Starting ORACLE instance (normal)\n****************** Large Pages Information *****************\n"
+            "Total Shared Global Region in Large Pages = 1024 MB (85%)\n"
+            "Large Pages used by this instance: 512 (1024 MB)\nLarge Page size = 2048 KB\n"
+            "RECOMMENDATION:\n  Total Shared Global Region size is 1202 MB. For optimal performance,\n"
+            "  prior to the next instance restart increase the number\n"
+            "  of unused Large Pages by atleast 89 2048 KB Large Pages (178 MB)\n")
+    ev = alertlog.parse(text)
+    inst = {"sid": "OLD", "policy_index": None, "params": {"sga_max_size": "1200M"}, "evidence": ev}
+    assert pool.oracle_figure(inst, inst["params"], 1200 * M, 2048)[0] == 601
+    assert sizing.shared_areas(601, 2048, 1200 * M) == 2 * M
+    topo = {"nodes": {"0": {"cpus": [0], "hugepages": {"2048": {"nr": 0, "free": 0}}}},
+            "nodes_with_memory": ["0"], "hugepages": {"2048": {"nr": 0, "free": 0}}}
+    got = pool.instance_sizes({}, {"topology": topo, "oracle": {"instances": [inst], "cpusets": {}}}, 2048)[0]
+    assert (got["computed"], got["oracle"], got["pages"], got["evidence"]) == (608, 601, 608, "its sga_max_size")

@@ -4,6 +4,7 @@ import pytest
 from conftest import write
 from tui_support import fake_plan, review_root  # noqa: F401 (a fixture)
 
+from numatune import engine
 from numatune.model import AREAS, Change, Plan, Write
 from numatune.root import Root
 from numatune_tui import details, rows
@@ -54,7 +55,12 @@ def test_cells_show_selection_scope_values_flags_and_risk():
     off = rows.cells(row, set(), {change.id}, plan)
     assert off[0] == ("·", "unselected")
     group = rows.cells(rows.Row("group", "oracle", None, 1, (change.id,)), {"oracle"}, {change.id}, plan)
-    assert group[0][0] == "▼" and group[2][0] == "oracle: 1 change, 0 selected"
+    assert group[0][0] == "▼" and group[2][0] == "oracle: 1 change" and group[3][0] == "0 selected"
+    # A filter that shows part of a group says so; the selection counts the whole group.
+    members = tuple(c.id for c in plan.changes if c.area == "oracle") + ("x", "y")
+    part = rows.cells(rows.Row("group", "oracle", None, 1, members), set(), set(), plan)
+    assert part[0][0] == "▶" and part[2][0] == "oracle: 1 of %d changes" % len(members)
+    assert part[3][0] == "%d selected" % len(members)
 
 
 def test_cycles_and_summary():
@@ -70,52 +76,13 @@ def test_cycles_and_summary():
     assert rows.host_label(plan) == "root-capture"
 
 
-def test_file_diff_previews_the_edit_without_writing(tmp_path):
+def test_file_diff_is_the_engines_diff_of_the_change(tmp_path):
     write(tmp_path, "/etc/sysctl.d/90-numatune.conf", "# Managed by numatune\nvm.swappiness = 60\n")
     w = Write(kind="file", path="/etc/sysctl.d/90-numatune.conf", editor="sysctl_set",
               args={"key": "vm.swappiness", "value": "10"})
-    lines = details.file_diff(Root(str(tmp_path)), w)
+    change = Change(id="sysctl.persistent:vm.swappiness", area="memory", target="vm.swappiness", current="60",
+                    desired="10", scope="persistent", action="edit", writes=[w])
+    lines = details.file_diff(Root(str(tmp_path)), change)
     assert "-vm.swappiness = 60" in lines and "+vm.swappiness = 10" in lines
     assert (tmp_path / "etc/sysctl.d/90-numatune.conf").read_text().endswith("= 60\n")
-    created = details.file_diff(Root(str(tmp_path)), Write(kind="file", path="/etc/sysctl.d/new.conf",
-                                                          editor="sysctl_set", args={"key": "a.b", "value": "1"}))
-    assert created[0].startswith("--- a/etc/sysctl.d/new.conf") and "+a.b = 1" in created
-
-
-def test_rivals_name_sysctl_files_and_findings():
-    change = Change(id="sysctl.live:vm.swappiness", area="memory", target="vm.swappiness", current="60",
-                    desired="10", scope="live", action="write", rule="sysctl.vm.swappiness",
-                    writes=[Write(kind="value", path="/proc/sys/vm/swappiness", value="10")])
-    facts = {"sysctl": {"files": [
-        {"path": "/etc/sysctl.d/10-base.conf", "settings": [[3, "vm.swappiness", "30"]]},
-        {"path": "/etc/sysctl.d/90-numatune.conf", "settings": []},
-        {"path": "/etc/sysctl.d/99-tuned.conf", "settings": [[1, "vm.swappiness", "60"]]}]}}
-    from numatune.model import Finding
-    plan = Plan(host={}, changes=[change], findings=[
-        Finding(id="tuned.conflict:sysctl_vm.swappiness", severity="warning", rule="tuned.profile",
-                target="/usr/lib/tuned/throughput-performance/tuned.conf",
-                message="tuned profile throughput-performance sets vm.swappiness = 10 (...), so tuned wins"),
-        Finding(id="tuned.conflict:sysctl_vm.dirty_ratio", severity="warning", rule="tuned.profile",
-                message="tuned profile throughput-performance sets vm.dirty_ratio = 40")])
-    out = details.rivals(change, plan, facts)
-    assert out[0] == "sysctl.d /etc/sysctl.d/10-base.conf:3 sets vm.swappiness = 30 (loads before ours)"
-    assert "99-tuned.conf:1" in out[1] and "wins at boot" in out[1]
-    assert out[2].startswith("WARNING: tuned profile throughput-performance sets vm.swappiness")
-    assert len(out) == 3
-
-
-def test_evidence_names_the_policy_line(review_root):
-    from numatune import engine
-    root, policy_path = review_root
-    policy = engine.load_policy([str(policy_path)], Root(str(root)))
-    where = details.evidence(policy, "sysctl.kernel.numa_balancing")
-    assert "oracle-numa.toml:" in where and '"kernel.numa_balancing" = ' in where
-    assert details.evidence(policy, "") is None
-
-
-@pytest.mark.parametrize("write_, text", [
-    (Write(kind="value", path="/proc/sys/vm/x", value="1"), "write '1' to /proc/sys/vm/x"),
-    (Write(kind="command", path="", argv=["grubby", "--update-kernel=ALL"]), "run grubby --update-kernel=ALL"),
-])
-def test_write_text(write_, text):
-    assert details.write_text(write_) == text
+    assert "\n".join(lines) + "\n" == engine.diff_text(Root(str(tmp_path)), [change])

@@ -1,4 +1,4 @@
-"""The review screens pinned as SVG snapshots at 80x24 and 120x40
+"""The review screens pinned as SVG snapshots at 80x24, 120x40 and 160x50
 (pytest-textual-snapshot). Inputs are fixed: a fake plan of real model
 objects for host db01, journals with fixed txids and times, no cursor blink.
 After an intended change of the look: pytest --snapshot-update, then review
@@ -9,7 +9,8 @@ from tui_support import fake_plan, make_app
 
 from numatune.apply.journal import Journal
 
-SIZES = [(80, 24), (120, 40)]
+SIZES = [(80, 24), (120, 40), (160, 50)]
+IDS = ["80x24", "120x40", "160x50"]
 
 
 async def _loaded(pilot):
@@ -25,12 +26,12 @@ def _plan_app(tmp_path):
     return make_app(root, plan_source=lambda: (plan, {}))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_plan_screen(snap_compare, tmp_path, size):
     assert snap_compare(_plan_app(tmp_path), terminal_size=size, run_before=_loaded)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_plan_screen_persistent_change_with_diff(snap_compare, tmp_path, size):
     assert snap_compare(_plan_app(tmp_path), press=["down"], terminal_size=size, run_before=_loaded)
 
@@ -40,7 +41,7 @@ def test_plan_screen_search_and_findings(snap_compare, tmp_path):
                         run_before=_loaded)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_confirm_apply(snap_compare, tmp_path, size):
     assert snap_compare(_plan_app(tmp_path), press=["a"], terminal_size=size, run_before=_loaded)
 
@@ -70,7 +71,7 @@ def _journal(root):
     failed.close()
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_history_screen(snap_compare, tmp_path, size):
     app = _plan_app(tmp_path)
     _journal(app.root)

@@ -13,6 +13,8 @@ import pytest
 from conftest import REPO
 from tui_support import review_root  # noqa: F401 (a fixture)
 
+from numatune_tui.app import PALETTE
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
 
 
@@ -46,6 +48,16 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError("%r never appeared; the screen was:\n%s" % (text, self.screen()))
 
+    def wait_for_row(self, *parts, timeout=30):
+        """Wait for one screen line that holds every part (the columns of a table row)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if any(all(p in line for p in parts) for line in shown.splitlines()):
+                return shown
+            time.sleep(0.2)
+        raise AssertionError("no line holds %r; the screen was:\n%s" % (parts, self.screen()))
+
     def stop(self):
         subprocess.run(self.base + ["kill-server"], capture_output=True)
 
@@ -59,13 +71,13 @@ def test_review_in_a_real_terminal(review_root, tmp_path):
     try:
         term.start([sys.executable, "-m", "numatune", "review", "--root", str(root), "--policy", str(policy)],
                    status_file, env)
-        shown = term.wait_for("kernel: 2 changes, 2 selected")
+        shown = term.wait_for_row("kernel: 2 changes", " 2 selected")
         assert "kernel.numa_balancing" in shown and "1 -> 0" in shown
         term.wait_for("policy tui-test")  # the header may be painted a frame after the list
         term.wait_for("q Quit")  # the footer may land a frame later
         # Leave the live numa_balancing change out, apply the rest.
         term.keys("Space")
-        term.wait_for("kernel: 2 changes, 1 selected")
+        term.wait_for_row("kernel: 2 changes", " 1 selected")
         term.keys("a")
         term.wait_for("Apply (y)")
         term.keys("y")
@@ -109,9 +121,33 @@ def test_help_and_palette_in_a_real_terminal(review_root, tmp_path):
         time.sleep(0.5)  # a lone Escape, not an Alt prefix for the next key
         term.keys("C-p")
         term.wait_for("Search for commands")
-        term.keys("Apply sel")
-        shown = term.wait_for("Apply selected changes")
+        # Every numatune command is in the palette, found by what a person would type.
+        for title in [t for t, _, _ in PALETTE] + ["Keys"]:
+            term.keys(title)
+            shown = term.wait_for(title)
+            term.keys("C-u")  # clear the palette's input for the next one
+            time.sleep(0.3)
+        # numatune's list of keys, not Textual's key panel as well.
+        assert "list every key of every screen" in shown and "Show help for the focused widget" not in shown
+        # Run one: the area filter, from the palette.
+        term.keys("Filter by area")
+        term.wait_for("cycle the area filter")
+        term.keys("Enter")
+        term.wait_for("area kernel")
+        term.keys("x")  # clears every filter
+        term.wait_for("area all")
+        # On the history screen the palette offers the history's commands, not the plan's.
+        term.keys("h")
+        term.wait_for("transactions in")
+        term.keys("C-p")
+        term.wait_for("Search for commands")
+        term.keys("Revert")
+        shown = term.wait_for("Revert this transaction")
+        assert "Apply selected changes" not in shown
         term.keys("Escape")
+        time.sleep(0.5)
+        term.keys("Escape")
+        term.wait_for("kernel: 2 changes")
         term.keys("q")
         deadline = time.monotonic() + 15
         while not (status_file.exists() and status_file.read_text().strip()) and time.monotonic() < deadline:

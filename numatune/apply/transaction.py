@@ -161,7 +161,8 @@ def _journal_estimate(root, changes):
     for change in changes:
         for write in change.writes:
             total += 2048
-            if write.kind in ("file", "command"):
+            # A family's kind that edits a file through an editor journals its bytes too.
+            if write.kind in ("file", "command") or write.editor:
                 for path in [write.path] + list(getattr(write, "files", None) or []):
                     try:
                         total += 3 * len(root.read_bytes(path) or b"") + 1024

@@ -58,7 +58,7 @@ DECLARED = (
              editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("storage",), ("block",), editors=("block_udev_rules", "multipath_section"),
-             write_kinds=("blockattr",)),
+             write_kinds=("blockattr", "multipath")),
     # Runs for [hugepages]: count = "auto" sizes the pool from its instances (from /etc/oratab when the policy
     # names none; with none found the pool is left alone, issue #13).
     Declared("oracle", ("oracle", "memory"), ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",),

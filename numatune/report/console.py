@@ -224,9 +224,18 @@ def newest_first(transactions):
     return sorted(transactions, key=lambda tx: tx.txid, reverse=True)
 
 
-def change_counts(changes, writes):
-    """``3 change(s), 5 write(s)``: how apply's prompt, its result and revert count a transaction."""
-    return "%s change(s), %s write(s)" % (count(changes), count(writes))
+def change_counts(changes, writes, planned=False):
+    """``3 change(s), 5 write(s)``: how apply's prompt (``planned``), its result and revert count a transaction."""
+    return "%s change(s), %s %swrite(s)" % (count(changes), count(writes), "planned " if planned else "")
+
+
+def unjournaled_line(planned, journaled):
+    """Why apply's result counts fewer writes than its prompt did, or None: a write that found its
+    target already as wanted (a file an earlier write of the run rewrote) is not journaled."""
+    if planned <= journaled:
+        return None
+    return "%s of the %s planned write(s) found their target already as wanted (not journaled)" % (
+        count(planned - journaled), count(planned))
 
 
 def revert_summary(tx, restored, skipped, failed):

@@ -19,7 +19,9 @@ def file_edits(root, changes):
     state, order = {}, []
     for change in changes:
         for write in change.writes:
-            if write.kind != "file":
+            # A family's own kind may edit a file through an editor too
+            # (multipath.conf and its daemon's reconfigure, one op).
+            if write.kind != "file" and not write.editor:
                 continue
             # apply edits what a symlink points at (99-sysctl.conf -> ../sysctl.conf).
             path = root.realpath(write.path)

@@ -208,8 +208,6 @@ def test_multipathd_takes_rr_min_io_rq_from_the_generated_section(tmp_path, mult
     assert MPCONF.read_text() == conf
 
 
-@pytest.mark.xfail(strict=True, reason="storage bug (advice's area): revert restores /etc/multipath.conf but does "
-                   "not run `multipathd reconfigure`, so multipathd keeps running with the reverted settings")
 def test_revert_puts_multipathd_back_on_the_old_config(tmp_path, multipathd):
     """After revert, multipathd runs without numatune's rr_min_io_rq again (not only the file is restored)."""
     policy = policy_file(tmp_path, RR)
@@ -248,12 +246,21 @@ def test_map_by_wwn_selects_that_map_and_its_two_paths(tmp_path, multipathd):
     assert applied == {d: ("3072" if d in ours else before[d]) for d in devs}
 
 
-@pytest.mark.xfail(strict=True, reason="storage bug (advice's area): `multipathd reconfigure` runs after the maps' "
-                   "sysfs writes and its table reload resets each map's queue/read_ahead_kb, so verify fails "
-                   "and the run is rolled back")
 def test_map_queue_settings_survive_the_multipathd_reconfigure(tmp_path, multipathd):
     """read_ahead_kb on maps together with a multipath section: still set after numatune's own reconfigure."""
     devs = list(multipathd) + list(paths())
     policy = policy_file(tmp_path, BOTH)
     before, applied, _ = cycle(policy, lambda: (queue_of(devs, "read_ahead_kb"), MPCONF.read_text()))
     assert applied[0] == {d: "4096" for d in devs}
+
+
+def test_revert_leaves_map_queues_as_they_were_across_its_own_reconfigure(tmp_path, multipathd):
+    """A map's read_ahead_kb set by hand (not the reload's default) is back after apply and revert, though
+    both reconfigure multipathd and each table reload resets it."""
+    for dev in multipathd:
+        write(BLOCK / dev / "queue/read_ahead_kb", "2048")
+    devs = list(multipathd) + list(paths())
+    policy = policy_file(tmp_path, BOTH)
+    before, applied, _ = cycle(policy, lambda: (queue_of(devs, "read_ahead_kb"), running_config()))
+    assert {d: before[0][d] for d in multipathd} == {d: "2048" for d in multipathd}
+    assert applied[0] == {d: "4096" for d in devs} and "rr_min_io_rq 7" in applied[1]

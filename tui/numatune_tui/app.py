@@ -3,6 +3,7 @@ what is deselected) and the engine calls, which always run in workers."""
 from pathlib import Path
 
 from textual.app import App, SystemCommand
+from textual.worker import WorkerState
 
 from numatune import engine
 
@@ -44,8 +45,24 @@ class ReviewApp(App[int]):
             return self._plan_source()
         return engine.make_plan(self.root, self.policy, self.only, self.skip)
 
+    # Groups of the workers that write to the host: quitting under them would
+    # leave a transaction half done (the journal would make the next run revert it).
+    WRITING = ("apply", "revert")
+
+    def writing(self):
+        return any(w.group in self.WRITING and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                   for w in self.workers)
+
     def action_quit_review(self) -> None:
+        if self.writing():
+            self.notify("numatune is writing to the host; quit when it is done (it journals every write)",
+                        severity="warning")
+            return
         self.exit(0)
+
+    async def action_quit(self) -> None:
+        # Textual's own ctrl+q and the palette's Quit: the same guard as q.
+        self.action_quit_review()
 
     def action_help(self) -> None:
         from .help_screen import HelpScreen
@@ -53,14 +70,20 @@ class ReviewApp(App[int]):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen):
-        """numatune's own commands in the palette (ctrl+p), where the plan screen can run them."""
-        yield from super().get_system_commands(screen)
+        """numatune's own commands in the palette (ctrl+p): the plan screen's
+        on the plan, the history's on the history. Textual's "Keys" panel is
+        left out: ? and F1 open numatune's own list of every key."""
+        from .history_screen import HistoryScreen
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
         yield SystemCommand("Keys", "list every key of every screen (? or F1)", self.action_help)
-        plan = self.plan_screen()
-        if plan is None:
-            return
-        for title, help_text, action in PALETTE:
-            yield SystemCommand(title, help_text, getattr(plan, "action_" + action))
+        if isinstance(screen, PlanScreen):
+            for title, help_text, action in PALETTE:
+                yield SystemCommand(title, help_text, getattr(screen, "action_" + action))
+        elif isinstance(screen, HistoryScreen):
+            for title, help_text, action in HISTORY_PALETTE:
+                yield SystemCommand(title, help_text, getattr(screen, "action_" + action))
 
     def plan_screen(self):
         return next((s for s in self.screen_stack if isinstance(s, PlanScreen)), None)
@@ -78,4 +101,9 @@ PALETTE = [
     ("Show diff", "the unified diff of every file the selected changes edit", "diff"),
     ("Select all", "select every change the filters show", "select_all"),
     ("Select none", "deselect every change the filters show", "select_none"),
+    ("Clear the filters", "show every area, severity and risk, and clear the search", "clear_filters"),
+]
+HISTORY_PALETTE = [
+    ("Revert this transaction", "revert the transaction under the cursor, after a confirmation", "revert"),
+    ("Back to the plan", "the plan, read again if something was applied or reverted", "back"),
 ]

@@ -10,13 +10,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
-from numatune.apply import kinds as appliers
 from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.apply.journal import Transaction, new_txid, read_records
-from numatune.apply.transaction import describe_undo
-from numatune.model import Plan
-from numatune.report.console import change_counts
+from numatune.report.console import change_counts, unjournaled_line, waiting_lines
 from numatune.report.grouped import ARROW
 
 from .keys import bindings
@@ -29,8 +25,8 @@ def confirm_text(changes, hidden=0):
     """What the confirmation lists: every change, then the consequences.
     ``hidden``: how many of them the screen's filter keeps out of view."""
     t = Text()
-    writes = sum(len(c.writes) for c in changes)
-    t.append("%s, journaled first and rolled back on any failure.\n" % change_counts(len(changes), writes))
+    t.append("%s, journaled first and rolled back on any failure.\n"
+             % change_counts(len(changes), engine.planned_writes(changes), planned=True))
     if hidden:
         t.append("%d of them are hidden by the current filter; they are applied too.\n" % hidden,
                  style="bold yellow")
@@ -56,24 +52,19 @@ def confirm_text(changes, hidden=0):
     return t
 
 
+UNDO_STYLE = {"undone": "green", "left alone": "bold red", "pending": "bold red"}
+UNDO_LABEL = {"undone": "", "left alone": "NOT UNDONE ", "pending": "still pending "}
+
+
 def rolled_back(root, txid):
-    """What the journal of ``txid`` says was undone after a failure; empty
-    when the run stopped before its journal was opened."""
-    try:
-        tx = Transaction(txid, read_records(root, txid))
-    except NumatuneError:
+    """The engine's account of what was undone after a failure, as
+    [(text, style)]; empty when the run stopped before its journal was opened."""
+    report = engine.undo_report(root, txid)
+    if report is None:
         return []
-    lines = [("transaction %s: %s" % (tx.txid, tx.state), "bold")]
-    for seq in sorted(tx.ops, reverse=True):
-        op = tx.ops[seq]["op"]
-        what = appliers.for_op(op).describe(op)
-        if seq in tx.undone:
-            lines.append(("  %s" % describe_undo(op), "green"))
-        elif seq in tx.skipped:
-            lines.append(("  NOT UNDONE %s" % what, "bold red"))
-        else:
-            lines.append(("  still pending %s" % what, "bold red"))
-    return lines
+    state, writes = report
+    return [("transaction %s: %s" % (txid, state), "bold")] + [
+        ("  %s%s" % (UNDO_LABEL[what_happened], what), UNDO_STYLE[what_happened]) for what_happened, what in writes]
 
 
 class ApplyScreen(Screen):
@@ -109,7 +100,7 @@ class ApplyScreen(Screen):
         yield Header()
         with Vertical(id="apply-body"):
             yield Static("applying %d change(s) ..." % len(self.changes), id="apply-title")
-            yield ProgressBar(total=sum(len(c.writes) for c in self.changes) or 1, show_eta=False,
+            yield ProgressBar(total=engine.planned_writes(self.changes) or 1, show_eta=False,
                               id="apply-progress")
             yield RichLog(id="apply-log", wrap=True, markup=False, min_width=20)
         yield Footer(compact=True, show_command_palette=False)
@@ -122,18 +113,17 @@ class ApplyScreen(Screen):
     def run_apply(self) -> None:
         app = self.app
         # Chosen here so a failure can be read back from its journal.
-        txid = new_txid()
+        txid = engine.new_txid()
 
         def on_write(change, op):
-            self.post_message(self.WriteDone(change.id, appliers.for_op(op).describe(op)))
+            self.post_message(self.WriteDone(change.id, engine.describe_op(op)))
 
         try:
-            # Plan again and insist the host still matches what was reviewed,
-            # as `apply --plan` does with a saved plan.
-            fresh, _ = app.read_plan()
-            changes = engine.saved_changes(Plan(host={}, changes=self.changes), fresh)
-            txid, ops, findings = engine.apply(app.root, app.policy, changes, app.only, app.skip,
-                                               command="review", on_write=on_write, txid=txid)
+            # The engine plans again and insists the host still matches what
+            # was reviewed, as `apply --plan` does with a saved plan.
+            txid, changes, ops, findings = engine.apply_reviewed(app.root, app.policy, self.changes, app.only,
+                                                                 app.skip, command="review", on_write=on_write,
+                                                                 txid=txid)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Failed(str(e), rolled_back(app.root, txid)))
             return
@@ -154,9 +144,13 @@ class ApplyScreen(Screen):
                      % (event.txid, change_counts(len(event.changes), len(event.ops))), style="bold green")
         self.query_one("#apply-title", Static).update(title)
         log.write(title)
-        reboot = [c for c in event.changes if c.reboot_required]
-        if reboot:
-            log.write(Text("%d change(s) take effect at the next reboot." % len(reboot), style="magenta"))
+        needless = unjournaled_line(engine.planned_writes(event.changes), len(event.ops))
+        if needless:
+            # The dialog counted planned writes: say where the difference went (as `numatune apply` does).
+            log.write(Text(needless, style="dim"))
+        # What waits for a reboot or a restart, named, as `numatune apply` prints it.
+        for line in waiting_lines(event.changes, event.findings):
+            log.write(Text(line, style="magenta" if not line.startswith(" ") else ""))
         for f in event.findings:
             log.write(Text("%s %s" % (f.severity.upper(), f.message), style=STYLE.get(f.severity, "")))
         root = self.app.root

@@ -11,18 +11,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from numatune.apply import kinds as appliers
+from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.apply.journal import JOURNAL_DIR, list_transactions
-from numatune.apply.lock import RunLock
-from numatune.apply.transaction import revert
 from numatune.report.console import newest_first, revert_summary
 from numatune.report.grouped import ARROW
 
 from .keys import bindings
 from .rows import STYLE, value_text
+from .tables import FittedTable
 
-FINAL = ("reverted", "rolled back")
 STATE_STYLE = {"applied": "green", "reverted": "dim", "rolled back": "yellow", "partly reverted": "bold yellow",
                "interrupted": "bold red", "interrupted revert": "bold red"}
 
@@ -41,26 +38,16 @@ def tx_details(tx):
     if not tx.ops:
         t.append("(none)\n", style="dim")
     for seq in sorted(tx.ops):
-        op = tx.ops[seq]["op"]
-        try:
-            what = appliers.for_op(op).describe(op)
-        except KeyError:
-            what = "%s %s" % (op.get("kind"), op.get("path"))
+        what = engine.describe_op(tx.ops[seq]["op"])
         status = ("undone" if seq in tx.undone else "left alone" if seq in tx.skipped
                   else "done" if seq in tx.done else "announced, not confirmed")
         t.append("%d %s: %s\n" % (seq, status, what), style="dim" if seq in tx.undone else "")
     return t
 
 
-def revert_one(root, txid):
-    """Revert a transaction under the run lock, as `numatune revert TXID` does."""
-    from numatune.errors import UsageError
-    from numatune.apply.journal import Transaction, read_records
-    with RunLock(root):
-        tx = Transaction(txid, read_records(root, txid))
-        if tx.state in FINAL:
-            raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
-        return revert(root, tx)
+class HistoryTable(FittedTable):
+    # A txid is 27 characters, the time 19, the longest state 18 ("interrupted revert").
+    COLUMNS = (("transaction", 27, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
 
 
 class HistoryScreen(Screen):
@@ -90,24 +77,22 @@ class HistoryScreen(Screen):
         yield Header()
         root = self.app.root
         where = "" if root.is_live else " under --root %s" % (os.path.basename(root.path) or "/")
-        yield Static("transactions in %s%s (newest first)" % (JOURNAL_DIR, where), id="history-status")
+        yield Static("transactions in %s%s (newest first)" % (engine.journal_dir(), where), id="history-status")
         with Container(id="history-body"):
-            yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+            yield HistoryTable(id="history", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="tx-pane"):
                 yield Static("", id="tx-details")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one("#history", DataTable)
-        for label, width in (("transaction", 29), ("time", 19), ("state", 16), ("chg", 4)):
-            table.add_column(label, width=width)
         table.loading = True
         self.load()
 
     @work(thread=True, exclusive=True, group="history")
     def load(self) -> None:
         try:
-            txs = list_transactions(self.app.root)
+            txs = engine.transactions(self.app.root)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Loaded([], str(e)))
             return
@@ -119,10 +104,7 @@ class HistoryScreen(Screen):
         table.loading = False
         keep = self.current().txid if self.current() else None
         self.transactions = event.transactions
-        table.clear()
-        for tx in self.transactions:
-            table.add_row(tx.txid, (tx.time or "?")[:19].replace("T", " "),
-                          Text(tx.state, style=STATE_STYLE.get(tx.state, "")), str(len(tx.changes)))
+        self.refill()
         if event.error:
             self.query_one("#tx-details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
             return
@@ -133,6 +115,17 @@ class HistoryScreen(Screen):
         table.move_cursor(row=index, animate=False)
         table.focus()
         self._show()
+
+    def refill(self) -> None:
+        """The rows, from the transactions read last (again after a resize)."""
+        table = self.query_one("#history", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for tx in self.transactions:
+            table.add_row(tx.txid, (tx.time or "?")[:19].replace("T", " "),
+                          Text(tx.state, style=STATE_STYLE.get(tx.state, "")), str(len(tx.changes)))
+        if self.transactions:
+            table.move_cursor(row=min(cursor, len(self.transactions) - 1), animate=False)
 
     def current(self):
         if not self.transactions:
@@ -160,17 +153,18 @@ class HistoryScreen(Screen):
         tx = self.current()
         if tx is None:
             return
-        if tx.state in FINAL:
+        if tx.state in engine.FINAL_STATES:
             self.notify("transaction %s is already %s" % (tx.txid, tx.state), severity="warning")
             return
         body = Text("Put back what these writes replaced, newest first. A value changed since by someone "
                     "else is left alone (see `numatune revert --force`).\n\n")
         for item in tx.pending_undo():
-            op = item["op"]
-            body.append("undo %s\n" % appliers.for_op(op).describe(op))
+            body.append("undo %s\n" % engine.describe_op(item["op"]))
 
         def answered(ok):
             if ok:
+                # Before the first write: the plan behind this screen is out of date from here on.
+                self.app.stale = True
                 self.run_revert(tx.txid)
 
         self.app.push_screen(ConfirmScreen("Revert transaction %s?" % tx.txid, body,
@@ -179,7 +173,8 @@ class HistoryScreen(Screen):
     @work(thread=True, exclusive=True, group="revert")
     def run_revert(self, txid) -> None:
         try:
-            restored, skipped, failed = revert_one(self.app.root, txid)
+            # The engine's revert, as `numatune revert TXID` runs it: lock, journal, checks.
+            _, restored, skipped, failed = engine.revert(self.app.root, txid)
         except (NumatuneError, OSError) as e:
             self.post_message(self.Reverted(txid, [], [], [], str(e)))
             return
@@ -206,4 +201,7 @@ class HistoryScreen(Screen):
         self.load()
 
     def action_back(self) -> None:
+        if self.app.writing():
+            self.notify("the revert is still running; it journals every undo", severity="warning")
+            return
         self.app.pop_screen()

@@ -22,6 +22,7 @@ KEYS = [
     ("plan", "f", "area", "Area", "filter by area (cycles)", False),
     ("plan", "v", "severity", "Severity", "filter findings by severity (cycles)", False),
     ("plan", "k", "high_risk", "Risk", "show only high-risk changes and critical findings", False),
+    ("plan", "x", "clear_filters", "Clear", "clear every filter and the search", False),
     ("plan", "ctrl+r", "reload", "Reload", "read the host and plan again", False),
     ("plan", "h", "history", "History", "the journal: past transactions, revert", True),
     ("plan", "escape", "clear_search", "Clear", "clear the search", False),

@@ -19,20 +19,23 @@ from numatune.errors import NumatuneError
 from numatune.report.console import summary_line
 
 from . import details, rows
+from .file_commands import FileCommands
 from .keys import bindings
 from .rows import Filters
+from .tables import FittedTable
 
 FIRST_ROWS = 20
 CHUNK_ROWS = 250
 SEARCH_DELAY = 0.15
 
 
-class PlanTable(DataTable):
+class PlanTable(FittedTable):
     """The plan's table; its enter (open a group) shows in the footer."""
     BINDINGS = bindings("table")
+    COLUMNS = rows.COLUMNS
 
 
-class PlanScreen(Screen):
+class PlanScreen(FileCommands, Screen):
     BINDINGS = bindings("plan")
 
     class PlanReady(Message):
@@ -54,6 +57,8 @@ class PlanScreen(Screen):
         self._generation = 0
         self._search_timer = None
         self._first_load = True
+        self._details_wanted = None
+        self._details_busy = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -72,9 +77,6 @@ class PlanScreen(Screen):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        table = self.query_one("#plan", DataTable)
-        for label, width in rows.COLUMNS:
-            table.add_column(label, width=width)
         self.reload()
 
     # Reading the host happens in a thread; the screen hears back by message.
@@ -194,17 +196,43 @@ class PlanScreen(Screen):
         pane = self.query_one("#details", Static)
         row = self.current_row()
         app = self.app
+        self._details_wanted = None if row is None else row.item
         if row is None:
             text = summary_line(app.plan) if app.plan else ""
             if app.plan and (app.plan.changes or app.plan.findings):
-                text = "nothing matches the filters (%s); escape clears the search" % self.filters.describe()
+                text = ("nothing matches the filters (%s); x clears them" % self.filters.describe())
             pane.update(text)
         elif row.kind == "change":
-            pane.update(details.change_details(row.item, app.plan, app.facts, app.policy, app.root))
+            self._want_details(row.item)
+            return
         elif row.kind == "finding":
             pane.update(details.finding_details(row.item, app.policy))
         else:
             pane.update(details.group_details(row.group, row.count, app.plan))
+        self.query_one("#details-pane").scroll_home(animate=False)
+
+    # A change's details read the file its diff is of: in a thread, never on
+    # the event loop. One at a time; when the cursor moved on meanwhile, the
+    # latest change is shown next and those passed over are never read.
+
+    def _want_details(self, change) -> None:
+        self._details_wanted = change
+        if not self._details_busy:
+            self._details_busy = True
+            self.change_details(change)
+
+    @work(thread=True, group="details")
+    def change_details(self, change) -> None:
+        app = self.app
+        text = details.change_details(change, app.plan, app.facts, app.policy, app.root)
+        self.app.call_from_thread(self._change_details_ready, change, text)
+
+    def _change_details_ready(self, change, text) -> None:
+        self._details_busy = False
+        if self._details_wanted is not change:
+            self._want_details(self._details_wanted)
+            return
+        self.query_one("#details", Static).update(text)
         self.query_one("#details-pane").scroll_home(animate=False)
 
     @on(DataTable.RowHighlighted, "#plan")
@@ -226,31 +254,6 @@ class PlanScreen(Screen):
 
     def action_reload_plan(self) -> None:
         self.reload()
-
-    def action_export(self) -> None:
-        """The plan as JSON beside the working directory, for `numatune apply --plan`."""
-        from numatune.report import jsonout
-        import os
-        import time
-        if self.app.plan is None:
-            return
-        path = os.path.abspath("numatune-plan-%s.json" % time.strftime("%Y%m%dT%H%M%S"))
-        try:
-            with open(path, "x", encoding="utf-8") as f:
-                f.write(jsonout.dumps(self.app.plan.to_json()) + "\n")
-        except OSError as e:
-            self.notify("cannot write %s: %s" % (path, e.strerror or e), severity="error")
-            return
-        self.notify("plan written to %s" % path)
-
-    def action_diff(self) -> None:
-        """The engine's diff of the selected changes' file edits (numatune.report.diff), in the details pane."""
-        from numatune.report.diff import diff_text
-        if self.app.plan is None:
-            return
-        chosen = rows.selected_changes(self.app.plan, self.app.deselected)
-        self.query_one("#details", Static).update(Text(diff_text(self.app.root, chosen)))
-        self.query_one("#details-pane").scroll_home(animate=False)
 
     # Selection.
 
@@ -303,6 +306,13 @@ class PlanScreen(Screen):
 
     def action_high_risk(self) -> None:
         self.filters.high_risk_only = not self.filters.high_risk_only
+        self.refill(cursor=0)
+
+    def action_clear_filters(self) -> None:
+        search = self.query_one("#search", Input)
+        search.value = ""
+        self.filters = Filters()
+        self.action_clear_search()
         self.refill(cursor=0)
 
     def action_search(self) -> None:

@@ -17,9 +17,27 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "low": "dim", "medium": "yellow", "high": "bold red",
          "info": "cyan", "warning": "yellow", "critical": "bold red",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
-# Fixed column widths: measured for 80 columns with the details pane below.
-# Scope and risk whole ("persistent", "medium"); what is left of 80 columns goes to target and values.
-COLUMNS = (("", 1), ("scope", 10), ("target", 30), ("current %s desired" % ARROW, 18), ("", 2), ("risk", 6))
+# (label, least width, share of what is left). The least widths fill 80
+# columns with the details pane below; a wider table gives what is left to
+# the target and the values, which are what gets cut.
+COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 30, 3), ("current%sdesired" % ARROW, 17, 2), ("", 2, 0),
+           ("risk", 6, 0))
+CELL_PADDING = 2  # DataTable's cell_padding on both sides of every column
+
+
+def column_widths(room, columns=COLUMNS):
+    """Each column's width when the table has ``room`` cells across: the
+    least widths, and what is left split by share (never less than the least)."""
+    least = sum(w for _, w, _ in columns) + CELL_PADDING * len(columns)
+    spare = max(room - least, 0)
+    shares = sum(s for _, _, s in columns) or 1
+    widths = [w + spare * s // shares for _, w, s in columns]
+    # What integer division left over goes to the first growing column.
+    rest = spare - sum(spare * s // shares for _, _, s in columns)
+    grow = next((i for i, (_, _, s) in enumerate(columns) if s), None)
+    if grow is not None:
+        widths[grow] += rest
+    return tuple(widths)
 
 
 @dataclass
@@ -119,12 +137,14 @@ def cells(row, expanded, deselected, plan):
     if row.kind == "group":
         mark = "▼" if row.group in expanded else "▶"
         if row.group == FINDINGS:
-            label = "findings: %d" % row.count
-        else:
-            chosen = sum(1 for i in row.members if i not in deselected)
-            label = "%s: %d change%s, %d selected" % (row.group, row.count, "" if row.count == 1 else "s",
-                                                    chosen)
-        return [(mark, "group"), ("", ""), (label, "group"), ("", ""), ("", ""), ("", "")]
+            return [(mark, "group"), ("", ""), ("findings: %d" % row.count, "group"), ("", ""), ("", ""), ("", "")]
+        # The count in the target column, the selection in the values column:
+        # each fits its column at 80 columns. A filter shows "4 of 34".
+        total = len(row.members)
+        shown = "%d" % row.count if row.count == total else "%d of %d" % (row.count, total)
+        label = "%s: %s change%s" % (row.group, shown, "" if total == 1 else "s")
+        chosen = sum(1 for i in row.members if i not in deselected)
+        return [(mark, "group"), ("", ""), (label, "group"), ("%d selected" % chosen, "group"), ("", ""), ("", "")]
     if row.kind == "finding":
         f = row.item
         return [(" ", ""), (SEVERITY_SHORT[f.severity], f.severity), (f.message, ""),
@@ -132,7 +152,7 @@ def cells(row, expanded, deselected, plan):
     c = row.item
     on = c.id not in deselected
     return [("✓" if on else "·", "selected" if on else "unselected"),
-            (SCOPE_SHORT.get(c.scope, c.scope[:4]), c.scope),
+            (SCOPE_SHORT.get(c.scope, c.scope), c.scope),
             (c.target, ""),
             ("%s %s %s" % (value_text(c.current), ARROW, value_text(c.desired)), ""),
             (flags(c), "bold"),

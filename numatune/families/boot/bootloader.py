@@ -277,6 +277,10 @@ def read_boot_config(root):
             data = root.read_bytes(path)
         except PermissionError:
             data = None
+        except OSError as e:
+            # A link loop, an I/O error: the file is there but says nothing numatune can trust.
+            raise BootConfigError("cannot read %s: %s" % (path, e.strerror or e),
+                                  "fix or remove the file; numatune edits no boot file it cannot read")
         if data is not None:
             contents[path] = data
         elif root.exists(path) and not root.isdir(path):

@@ -4,7 +4,8 @@ the Oracle instances on the host need is refused unless the policy says
 (as JSON-able dicts, kept in the resolved facts) out.
 
 The needs come from ``numatune.families.oracle.pool.needs``: each instance's
-SGA from its parameters, or its alert log's expected pages when larger, on
+SGA from its parameters, or Oracle's own figure (its alert log's report,
+carried to the SGA after the plan) when larger, on
 the nodes of its cpuset when it is bound.
 """
 

@@ -33,6 +33,12 @@ PATTERNS = [
     ("release", re.compile(r"^Oracle Database \d+[a-z]* .*Release (\d+(?:\.\d+){3,})")),
     # 11g/12.1: "increase the number of unused Large Pages by atleast 89 2048 KB Large Pages"
     ("lp_short", re.compile(r"by at ?least (\d+) (\d+) KB Large Pages")),
+    # What the SGA was at that startup, to tell Oracle's areas beside it from
+    # the SGA itself: the startup's non-default parameters, and the line some
+    # releases print ("Instance SGA_TARGET = 30720 MB and SGA_MAX_SIZE = 30720 MB").
+    ("sga_line", re.compile(r"SGA_TARGET = (\d+) MB and SGA_MAX_SIZE = (\d+) MB")),
+    ("startup_param", re.compile(r"^\s+(processes|sga_target|sga_max_size|memory_target|memory_max_target)"
+                                 r"\s+=\s*\"?([0-9]+[KMGTkmgt]?)\"?\s*$")),
 ]
 
 
@@ -45,7 +51,7 @@ def _empty():
     return {"started": None, "version": None, "lp_short": None, "numa_nodes": None, "numa_enabled": None,
             "processor_group": None,
             "cpu_count_changes": [], "large_pages": {}, "large_pages_percent": None,
-            "large_pages_used": None, "errors": []}
+            "large_pages_used": None, "errors": [], "parameters": {}}
 
 
 def parse(text):
@@ -128,6 +134,11 @@ def _record(ev, key, m):
         ev["version"] = [int(x) for x in m.group(1).split(".")]
     elif key == "lp_short":
         ev["lp_short"] = (int(m.group(1)), int(m.group(2)))
+    elif key == "sga_line":
+        ev["parameters"].setdefault("sga_target", m.group(1) + "M")
+        ev["parameters"].setdefault("sga_max_size", m.group(2) + "M")
+    elif key == "startup_param":
+        ev["parameters"][m.group(1)] = m.group(2)
     elif key == "use_large_pages":
         ev["use_large_pages"] = m.group(1).upper()
 

@@ -1,6 +1,7 @@
 """One listener per NUMA node, each on the NIC local to that node: the files
-an admin reviews and installs (the papers measured +25% TPM with connections
-served on the node they arrive on). Pure text generation; numatune only
+an admin reviews and installs (as the Superdome X paper serves connections:
+a session's server process runs where its connection arrives; no figure is
+claimed). Pure text generation; numatune only
 writes these files under ``[oracle.listeners] out``, never listener.ora itself.
 """
 import re

@@ -59,19 +59,58 @@ def alert_pages(inst, kb):
     return row.get("expected")
 
 
+def _processes(params):
+    try:
+        return int(str(params.get("processes") or "").strip("'\" ")) or None
+    except ValueError:
+        return None
+
+
+def _mib(n):
+    return "%d MiB" % (n >> 20) if n % (1 << 30) else "%d GiB" % (n >> 30)
+
+
+def oracle_figure(inst, params, sga, kb):
+    """(pages, why) by Oracle's own count for the SGA after the plan (see
+    sizing: the report's expected pages carried to the new SGA), or None."""
+    logged = alert_pages(inst, kb)
+    if not logged:
+        return None
+    ev = inst.get("evidence") or {}
+    then_params = ev.get("parameters") or {}
+    then, source = sizing.sga_bytes(then_params)
+    if source in ("unknown", "pools", "amm"):
+        then = sizing.sga_bytes(inst.get("params") or {})[0]
+    if then <= 0 or sga <= 0:
+        return logged, "its alert log's expected pages"
+    areas = sizing.shared_areas(logged, kb, then)
+    procs_then = _processes(then_params) or _processes(inst.get("params") or {})
+    procs_after = _processes(params)
+    pages = sizing.oracle_pages(sga, areas, kb, procs_then, procs_after)
+    why = "its alert log's expected pages"
+    if pages != logged:
+        why = ("its alert log's report carried to the SGA after the plan (%d pages expected for a %s SGA at the "
+               "last startup)" % (logged, _mib(then)))
+    scaled = procs_then and procs_after and procs_after > procs_then
+    return pages, "%s: the SGA in granules plus %s of shared areas beside it, as Oracle counted them%s" % (
+        why, _mib(areas), ", grown with processes %d -> %d" % (procs_then, procs_after) if scaled else "")
+
+
 def instance_sizes(data, facts, kb):
     """[{sid, sga, source, pages, nodes, node_pages, evidence}] for every
     instance, after the plan. ``pages`` is the larger of the parameters'
-    figure and the alert log's expected pages; ``evidence`` says which."""
+    figure and Oracle's own (its alert log's report, carried to the SGA after
+    the plan); ``evidence`` says which."""
     out = []
     for inst in facts.get("oracle", {}).get("instances", []):
         params = desired.after(data, inst)
         sga, source = sizing.sga_bytes(params)
         computed = sizing.instance_pages(sga, kb)
+        oracle = oracle_figure(inst, params, sga, kb) if source != "amm" else None
         logged = alert_pages(inst, kb) if source != "amm" else None
-        pages = max(computed, logged or 0)
-        if logged and logged > computed:
-            evidence = "its alert log's expected pages; its parameters give %d" % computed
+        pages = max(computed, oracle[0] if oracle else 0)
+        if oracle and oracle[0] > computed:
+            evidence = "%s; its parameters give %d" % (oracle[1], computed)
         else:
             evidence = "its %s" % source if computed else "its alert log"
         nodes = bound_nodes(data, facts, params)
@@ -80,7 +119,8 @@ def instance_sizes(data, facts, kb):
             share, extra = divmod(pages, len(nodes))
             node_pages[nid] = share + (1 if i < extra else 0)
         out.append({"sid": inst["sid"], "sga": sga, "source": source, "pages": pages, "computed": computed,
-                    "logged": logged, "evidence": evidence, "nodes": nodes, "node_pages": node_pages})
+                    "logged": logged, "oracle": oracle[0] if oracle else None, "evidence": evidence,
+                    "nodes": nodes, "node_pages": node_pages})
     return out
 
 

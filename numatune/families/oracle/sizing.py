@@ -11,6 +11,18 @@ For each instance:
   pages   = ceil(bytes / page size)
 pool = sum(pages) + ceil(sum(pages) * margin_pct / 100), never below the
 pages already in use. Pure arithmetic; tested against hand calculations.
+
+Oracle's own figure is larger: its large-pages report (the alert log's
+EXPECTED_PAGES) counts the shared areas it keeps beside the SGA for its
+processes as well, and no parameter or note gives their size. So where the
+report exists, those areas are taken from it:
+  areas   = expected pages * page size - the SGA of that startup, rounded to
+            its granules (never below 0)
+  oracle  = ceil((SGA after the plan, rounded to its granules + areas) / page)
+The assumption, said in the plan: the areas stay as Oracle counted them, and
+grow in proportion when the plan raises ``processes`` (never shrink with it).
+With nothing changed, ``oracle`` is the report's own figure. An instance
+needs the larger of the two figures.
 """
 from numatune.families.oracle import values
 
@@ -57,6 +69,27 @@ def instance_pages(sga, page_kb):
     rounded = -(-sga // g) * g + g
     page = page_kb * 1024
     return -(-rounded // page)
+
+
+def rounded(sga):
+    """The SGA rounded up to whole granules."""
+    g = granule(sga)
+    return -(-sga // g) * g
+
+
+def shared_areas(expected_pages, page_kb, sga_then):
+    """Bytes Oracle's report counted beside the granule-rounded SGA of that
+    startup (its processes' shared areas, fixed SGA and redo beside it)."""
+    return max(expected_pages * page_kb * 1024 - rounded(sga_then), 0)
+
+
+def oracle_pages(sga_after, areas, page_kb, processes_then=None, processes_after=None):
+    """Oracle's figure for ``sga_after``: its granules plus ``areas``, scaled
+    up when ``processes`` grows."""
+    if processes_then and processes_after and processes_after > processes_then:
+        areas = -(-areas * processes_after // processes_then)
+    page = page_kb * 1024
+    return -(-(rounded(sga_after) + areas) // page)
 
 
 def pool_pages(per_instance, margin_pct=DEFAULT_MARGIN_PCT, in_use=0):

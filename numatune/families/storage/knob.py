@@ -228,6 +228,10 @@ def diff(data, facts):
             yield Finding(id="block.nomatch:%d" % i, severity="info", area="storage", target="block[%d]" % i,
                           rule="block[%d].match" % i,
                           message="block[%d] matches no block device here (%s)" % (i, _describe(rule["match"])))
+    # multipath.conf first: its `multipathd reconfigure` reloads the maps'
+    # tables, which resets their queues, so the maps' queue writes follow it
+    # (the plan keeps a family's order; revert undoes in reverse).
+    yield from block_persist.multipath(data, mine, per_rule)
     vias = {}
     for _, _, _, _, via in per_rule:
         vias.update(via)
@@ -260,7 +264,6 @@ def diff(data, facts):
         yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
                         % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
     yield from block_persist.udev(data, mine, per_rule, assigned)
-    yield from block_persist.multipath(data, mine, per_rule)
 
 
 def _describe(match):

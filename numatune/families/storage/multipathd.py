@@ -23,14 +23,16 @@ def _mtime(root, path):
 
 
 def read(root, binary):
-    """JSON-able facts: {"running": [devices] | None, "conf_mtime", "started"}."""
-    out = {"running": None, "conf_mtime": _mtime(root, multipath_conf.PATH), "started": None}
+    """JSON-able facts: {"running": [devices] | None, "responding": the
+    daemon answered (live only), "conf_mtime", "started"}."""
+    out = {"running": None, "responding": False, "conf_mtime": _mtime(root, multipath_conf.PATH), "started": None}
     if root.is_live and binary:
         try:
-            done = subprocess.run([binary, "show", "config"], capture_output=True, text=True, timeout=20)
+            done = subprocess.run([root.join(binary), "show", "config"], capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.SubprocessError):
             done = None
-        if done is not None and done.returncode == 0 and "devices" in done.stdout:
+        out["responding"] = done is not None and done.returncode == 0
+        if out["responding"] and "devices" in done.stdout:
             try:
                 out["running"] = multipath_conf.parse_devices(done.stdout)
             except multipath_conf.ConfSyntaxError:

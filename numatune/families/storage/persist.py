@@ -205,17 +205,23 @@ def multipath(data, facts, per_rule):
             multipath_conf.PATH, ", ".join("%s/%s" % (d["vendor"], d["product"]) for d in want),
             "; multipathd runs it" if loaded == "loaded" else " (%s)" % how), "storage")
         return
-    writes = [Write(kind="file", path=multipath_conf.PATH, editor="multipath_section", args={"devices": devices})]
-    restart = True
-    if facts.get("live") and facts.get("multipathd"):
-        writes.append(Write(kind="command", path=facts["multipathd"],
-                            argv=[facts["multipathd"], "reconfigure"], files=[]))
-        restart = False
+    # One op edits the file and, where the daemon runs, reconfigures it
+    # (multipath_write: revert puts the file back and reconfigures again).
+    state = facts.get("multipathd_state") or {}
+    running = bool(facts.get("live") and facts.get("multipathd") and state.get("responding"))
+    argv = [facts["multipathd"], "reconfigure"] if running else []
+    restart = not facts.get("live")
+    action = "edit numatune's section"
+    if running:
+        action += ", then multipathd reconfigure (the maps' queue settings are kept across its reload)"
+    elif facts.get("live"):
+        action += " (multipathd is not running: it reads the file when it starts)"
     yield Change(id="block.multipath", area="storage", target="%s: numatune section" % multipath_conf.PATH,
-                 current=_summary(have), desired=_summary(want), scope="persistent",
-                 action="edit numatune's section" + ("" if restart else ", then multipathd reconfigure"),
+                 current=_summary(have), desired=_summary(want), scope="persistent", action=action,
                  why="; ".join(r.get("why", "") for _, r, _, e, _ in per_rule if "multipath" in r and e),
-                 restart_required=restart, rule="block.multipath", writes=writes)
+                 restart_required=restart, rule="block.multipath",
+                 writes=[Write(kind="multipath", path=multipath_conf.PATH, editor="multipath_section",
+                               args={"devices": devices}, argv=argv)])
     if restart:
         yield Finding(id="block.multipath-reconfigure", severity="info", area="storage", target=multipath_conf.PATH,
                       rule="block.multipath", message="after apply, run `multipathd reconfigure` on the host for "
