@@ -2,6 +2,7 @@
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
 import sys
+import textwrap
 
 from numatune import engine
 from numatune.report import jsonout
@@ -130,7 +131,7 @@ def cmd_apply(args):
         print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
         unjournaled = unjournaled_line(engine.planned_writes(changes), len(ops))
         if unjournaled:
-            print(unjournaled)
+            print(textwrap.fill(unjournaled, 79))
         for line in waiting_lines(changes, findings):
             print(line)
         for f in findings:
