@@ -85,7 +85,10 @@ def build_parser():
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
     p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
-    p = sub.add_parser("history", help="list transactions in the journal")
+    p = sub.add_parser("history", help="list transactions in the journal",
+                       description="List the transactions in the journal, newest first (as `dnf history` and "
+                                   "the review screen's history list them; --format json keeps the journal's "
+                                   "order, oldest first), or one transaction's changes and writes.")
     p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's changes (%s)" % TXID_HELP)
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
     p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)

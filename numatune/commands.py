@@ -2,13 +2,15 @@
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
 import sys
+import textwrap
 
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import UsageError
 from numatune.apply.journal import list_transactions, load
-from numatune.report.console import Style, clean, facts_text, finding_lines, history_text, plan_text, waiting_lines
-from numatune.report.grouped import value
+from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
+                                     revert_summary, unjournaled_line, waiting_lines)
+from numatune.report.grouped import ARROW, value
 from numatune.root import Root
 
 
@@ -64,12 +66,12 @@ def cmd_plan(args):
     return 0
 
 
-def _confirm(args, count):
+def _confirm(args, changes):
     if args.yes:
         return True
     if not sys.stdin.isatty():
         raise UsageError("apply needs confirmation and stdin is not a terminal", "review the plan, then pass --yes")
-    sys.stdout.write("Apply these %d change(s)? [y/N] " % count)
+    sys.stdout.write("Apply these %s? [y/N] " % change_counts(len(changes), engine.planned_writes(changes), True))
     sys.stdout.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -97,7 +99,7 @@ def cmd_apply(args):
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0
     engine.refuse_blocked(plan.findings, changes)
-    if not _confirm(args, len(changes)):
+    if not _confirm(args, changes):
         print("nothing applied")
         return 0
     style = Style()
@@ -126,7 +128,10 @@ def cmd_apply(args):
     else:
         print("")
         # One line, never wrapped: scripts read the txid and "applied and verified" from it.
-        print("transaction %s: %d change(s), %d write(s) applied and verified." % (txid, len(changes), len(ops)))
+        print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
+        unjournaled = unjournaled_line(engine.planned_writes(changes), len(ops))
+        if unjournaled:
+            print(textwrap.fill(unjournaled, 79))
         for line in waiting_lines(changes, findings):
             print(line)
         for f in findings:
@@ -159,8 +164,7 @@ def cmd_revert(args):
             print("  LEFT ALONE %s: changed since by someone else" % clean(line))
         for line in failed:
             print("  FAILED %s" % clean(line))
-        print("transaction %s: %d restored, %d left alone, %d failed." % (tx.txid, len(restored), len(skipped),
-                                                                       len(failed)))
+        print(revert_summary(tx, restored, skipped, failed))
         if skipped:
             print("to restore those too: numatune revert %s --force" % tx.txid)
     return 1 if skipped or failed else 0
@@ -187,10 +191,11 @@ def cmd_history(args):
         if args.format == "json":
             _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems})
             return 0
-        print("transaction %s (%s): %s" % (tx.txid, tx.time, tx.state))
+        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), tx.state,
+                                               change_counts(len(tx.changes), len(tx.ops))))
         for c in tx.changes:
-            print(clean("  %-10s %s: %s -> %s" % (c.get("scope"), c.get("target"), value(c.get("current")),
-                                                  value(c.get("desired")))))
+            print(clean("  %-10s %s: %s %s %s" % (c.get("scope"), c.get("target"), value(c.get("current")), ARROW,
+                                                     value(c.get("desired")))))
         for line in _failed_undos(tx):
             print(clean(line))
         _print_problems(tx.problems)

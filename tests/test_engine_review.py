@@ -48,7 +48,7 @@ def test_rivals_name_sysctl_files_and_findings():
     out = engine.rivals(change, plan, facts)
     assert out[0] == "sysctl.d /etc/sysctl.d/10-base.conf:3 sets vm.swappiness = 30 (loads before ours)"
     assert "99-tuned.conf:1" in out[1] and "wins at boot" in out[1]
-    assert out[2].startswith("WARN: tuned profile throughput-performance sets vm.swappiness")
+    assert out[2].startswith("WARNING: tuned profile throughput-performance sets vm.swappiness")
     assert len(out) == 3
 
 

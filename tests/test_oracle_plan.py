@@ -123,7 +123,7 @@ processes = 400
     plan = _plan(cli, host, policy)
     assert [c for c in plan["changes"] if c["area"] == "oracle"] == []
     findings = {f["id"]: f for f in plan["findings"]}
-    assert "processes (300 -> 400)" in findings["oracle.spfile:ORCL"]["message"]
+    assert "processes 300 -> 400" in findings["oracle.spfile:ORCL"]["message"]
     assert "sga_target" not in findings["oracle.spfile:ORCL"]["message"]   # 28941m is already there
     assert "CREATE PFILE" in findings["oracle.spfile:ORCL"]["why"]
     assert "would change nothing" in findings["oracle.pfile-shadowed:ORCL"]["message"]

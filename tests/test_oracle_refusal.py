@@ -81,7 +81,7 @@ def test_no_python_none_reaches_a_dba(tmp_path, cli):
     status, out, err = cli("plan", "--root", root, "--policy", policy)
     assert status == 0, err
     assert "None" not in out, out
-    assert "unset -> 400" in out and "memlock is unset" in out
+    assert "(unset) -> 400" in out and "memlock is unset" in out  # the one rendering of an unset value
 
 
 def test_release_from_each_source(tmp_path, cli):

@@ -13,7 +13,10 @@ ALLOWED = {
     "numatune": {"engine"},
     "numatune.errors": None,                         # any error class
     "numatune.model": {"AREAS", "SEVERITIES"},       # what the filters cycle through
-    "numatune.report.console": {"summary_line", "waiting_lines"},  # the CLI's own verdict and reminders
+    "numatune.report.console": {"summary_line", "waiting_lines",  # the CLI's own verdict and reminders
+                                # and its wording of counts, the history order and revert's result
+                                "change_counts", "unjournaled_line", "newest_first", "revert_summary"},
+    "numatune.report.grouped": {"ARROW", "SEVERITY"},  # the one arrow and severity spelling
 }
 # engine functions the TUI calls: each must exist, and the CLI (numatune.commands) uses the shared ones too.
 SHARED_WITH_CLI = {"make_plan", "revert", "describe_op", "save_plan"}

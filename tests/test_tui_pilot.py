@@ -227,7 +227,7 @@ def test_revert_from_history(review_root):
             history = app.screen
             assert type(history).__name__ == "HistoryScreen"
             assert [t.state for t in history.transactions] == ["applied"]
-            assert "kernel.numa_balancing: 1 → 0" in _text(app, "#tx-details")
+            assert "kernel.numa_balancing: 1 -> 0" in _text(app, "#tx-details")
             await pilot.press("r")
             assert type(app.screen).__name__ == "ConfirmScreen"
             await pilot.press("y")

@@ -50,7 +50,7 @@ def test_cells_show_selection_scope_values_flags_and_risk():
     row = rows.Row("change", "oracle", change)
     on = rows.cells(row, set(), set(), plan)
     assert on[0] == ("✓", "selected")
-    assert on[3][0] == "%s → %s" % (change.current, change.desired)
+    assert on[3][0] == "%s -> %s" % (change.current, change.desired)  # the one arrow, as the CLI prints it
     assert "S" in on[4][0]
     off = rows.cells(row, set(), {change.id}, plan)
     assert off[0] == ("·", "unselected")

@@ -3,6 +3,7 @@ import base64
 import os
 
 from numatune.facts.kernel import normalize, parse_bracketed
+from numatune.report.grouped import ARROW, value as shown
 
 
 def read_as(root, path, fmt):
@@ -84,4 +85,4 @@ def restore(root, op):
 
 
 def describe(op):
-    return "%s: %s -> %s" % (op["path"], op["before"], op["after"])
+    return "%s: %s %s %s" % (op["path"], shown(op["before"]), ARROW, shown(op["after"]))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
 from numatune.model import AREAS
+from numatune.report.grouped import value
 from numatune.policy.waiver import parse_date
 
 STATUS_TEXT = ("OK", "WARNING", "CRITICAL", "UNKNOWN")
@@ -161,8 +162,8 @@ def one_per_id(results):
     return out
 
 
-def _shown(value):
-    return "(unset)" if value is None else '""' if value == "" else value
+def _shown(v):
+    return value(v)
 
 
 def waiver_matches(pattern, result):

@@ -8,6 +8,7 @@ import textwrap
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.registry import FAMILIES
 from numatune.report import grouped
+from numatune.report.numbers import count
 from numatune.report.grouped import clean, value  # noqa: F401 (clean: commands and text print with it)
 
 COLORS = {"critical": "31;1", "warning": "33", "info": "36", "live": "32", "persistent": "34",
@@ -40,7 +41,7 @@ def header_lines(plan, s):
     out = [s("bold", "numatune plan for %s" % grouped.elide(h.get("hostname") or h.get("root") or "?", 61))]
     out += _wrap("%s, kernel %s, %s socket(s), %s NUMA node(s), %s CPUs"
                  % (h.get("distro") or "unknown distro", h.get("kernel") or "?", h.get("sockets") or "?",
-                    h.get("nodes"), h.get("cpus")), "  ").splitlines()
+                    h.get("nodes") or "?", count(h.get("cpus"))), "  ").splitlines()
     if plan.policy.get("policy", {}).get("name"):
         out.append("  policy: %s" % plan.policy["policy"]["name"])
     return out + [""]
@@ -70,7 +71,7 @@ def _verbose_lines(group, s):
 
 def finding_lines(f, s):
     """A finding wrapped at 80 columns, continuation under the message, with or without colour."""
-    label = "%-8s" % f.severity.upper()
+    label = "%-8s" % grouped.SEVERITY.get(f.severity, f.severity.upper())
     text = textwrap.fill(clean(f.message), width=79, initial_indent="  " + label + " ", subsequent_indent=" " * 11)
     lines = text.splitlines() or ["  " + label]
     lines[0] = "  " + s(f.severity, label) + lines[0][2 + len(label):]
@@ -86,11 +87,11 @@ def waiting_lines(changes, findings):
     for flag, when in (("reboot_required", "at the next reboot"), ("restart_required", "after a restart")):
         waiting = [c for c in changes if getattr(c, flag)]
         if waiting:
-            out.append("%d change(s) take effect %s:" % (len(waiting), when))
+            out.append("%s change(s) take effect %s:" % (count(len(waiting)), when))
             out += ["  %s" % grouped.elide("%s (%s)" % (c.target, c.action), 77, middle=False) for c in waiting]
     pending = [f for f in findings if f.pending]
     if pending:
-        out.append("%d pending until a reboot or restart (see the findings below)." % len(pending))
+        out.append("%s pending until a reboot or restart (see the findings below)." % count(len(pending)))
     return out
 
 
@@ -103,11 +104,11 @@ def plan_text(plan, style=None, header=True, verbose=False):
             areas.append(c.area)
     for area in areas:
         group = [c for c in plan.changes if c.area == area]
-        out.append(s("bold", "%s (%d change%s)" % (area, len(group), "" if len(group) == 1 else "s")))
+        out.append(s("bold", "%s (%s change%s)" % (area, count(len(group)), "" if len(group) == 1 else "s")))
         out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")
     if plan.findings:
-        out.append(s("bold", "findings (%d)" % len(plan.findings)))
+        out.append(s("bold", "findings (%s)" % count(len(plan.findings))))
         for f in plan.findings:
             out += finding_lines(f, s)
         out.append("")
@@ -115,8 +116,8 @@ def plan_text(plan, style=None, header=True, verbose=False):
     return "\n".join(out)
 
 
-def _n(count, word):
-    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+def _n(n, word):
+    return "%s %s%s" % (count(n), word, "" if n == 1 else "s")
 
 
 def unmet(plan):
@@ -132,11 +133,11 @@ def summary_line(plan):
     restart = sum(1 for c in plan.changes if c.restart_required)
     crit = sum(1 for f in plan.findings if f.severity == "critical")
     pending = sum(1 for f in plan.findings if f.pending)
-    waits = ["%d need%s a reboot" % (reboot, "s" if reboot == 1 else ""),
-             "%d need%s a restart" % (restart, "s" if restart == 1 else "")]
+    waits = ["%s need%s a reboot" % (count(reboot), "s" if reboot == 1 else ""),
+             "%s need%s a restart" % (count(restart), "s" if restart == 1 else "")]
     waits = [w for w, k in zip(waits, (reboot, restart)) if k]
     parts = [_n(n, "change") + (" (%s)" % ", ".join(waits) if waits else "")]
-    notes = [x for x, k in (("%d critical" % crit, crit), ("%d pending" % pending, pending)) if k]
+    notes = [x for x, k in (("%s critical" % count(crit), crit), ("%s pending" % count(pending), pending)) if k]
     parts.append(_n(len(plan.findings), "finding") + (" (%s)" % ", ".join(notes) if notes else ""))
     parts.append("%s already compliant" % _n(len(plan.compliant), "rule"))
     if not n:
@@ -148,30 +149,32 @@ def summary_line(plan):
 def facts_text(facts):
     host, topo = facts["host"], facts["topology"]
     sm = topo["summary"]
-    out = ["host:      %s (%s)" % (host["hostname"] or facts["root"], host["distro"]["name"] or "unknown distro"),
-           "kernel:    %s" % (host["release"] or "?"),
-           "cmdline:   %s" % (" ".join(host["cmdline"]) if host["cmdline"] is not None else "(not readable)"),
-           "CPUs:      %d online, %s socket(s), %s core(s), %s thread(s) per core"
-           % (sm["cpus_online"], sm["sockets"] or "?", sm["cores"] or "?", sm["threads_per_core"] or "?"),
-           "NUMA:      %d node(s), memory on %s" % (sm["nodes"], ",".join(topo["nodes_with_memory"]) or "-")]
+    cmdline = " ".join(host["cmdline"]) if host["cmdline"] is not None else "(not readable)"
+    memory = topo["nodes_with_memory"]
+    out = [grouped.elide("host:      %s (%s)" % (host["hostname"] or facts["root"],
+                                               host["distro"]["name"] or "unknown distro"), 79),
+           "kernel:    %s" % (host["release"] or "?")]
+    # Broken at spaces only: one argument stays whole, however long.
+    out += textwrap.wrap(clean(cmdline), 79, initial_indent="cmdline:   ", subsequent_indent=" " * 11,
+                         break_long_words=False, break_on_hyphens=False)
+    out += ["CPUs:      %s online, %s socket(s), %s core(s), %s thread(s) per core"
+            % (count(sm["cpus_online"]), sm["sockets"] or "?", count(sm["cores"] or "?"),
+               sm["threads_per_core"] or "?"),
+            "NUMA:      %s node(s), memory on %s" % (sm["nodes"], _nodelist(memory))]
     thp = host["thp"]
     out.append("THP:       %s" % ("%s (defrag %s)" % (thp["enabled"], thp["defrag"]) if thp else "not available"))
     nodes = topo["nodes"]
     if nodes:
         ids = sorted(nodes, key=int)
         out.append("")
-        out.append("node  cpus                          memory MiB   free MiB")
+        out.append("node  cpus                          memory MiB    free MiB")
         for nid in ids:
             n = nodes[nid]
-            cpus = format_cpulist(n["cpus"]) or "-"
-            out.append("%4s  %-28s %11s %10s" % (nid, cpus[:28], _mib(n["mem_total_kb"]), _mib(n["mem_free_kb"])))
+            cpus = grouped.elide(format_cpulist(n["cpus"]) or "-", 28, middle=False)
+            out.append("%4s  %-28s %11s %11s" % (nid, cpus, _mib(n["mem_total_kb"]), _mib(n["mem_free_kb"])))
         if any(n["distance"] for n in nodes.values()):
             out.append("")
-            out.append("node distances:")
-            out.append("node " + "".join("%5s" % i for i in ids))
-            for nid in ids:
-                d = nodes[nid]["distance"]
-                out.append("%4s " % nid + "".join("%5s" % d.get(j, "-") for j in ids))
+            out += _distance_lines(ids, nodes)
     for family in FAMILIES:
         lines = list(family.facts_lines(facts))
         if lines:
@@ -179,14 +182,69 @@ def facts_text(facts):
     return "\n".join(out)
 
 
+def _nodelist(ids):
+    try:
+        return format_cpulist(sorted(int(i) for i in ids)) or "-"
+    except ValueError:  # not numbers: shown as read
+        return ",".join(ids) or "-"
+
+
 def _mib(kb):
-    return "-" if kb is None else str(kb // 1024)
+    return "-" if kb is None else count(kb // 1024)
+
+
+def _distance_lines(ids, nodes):
+    """The SLIT table; columns as narrow as the values allow, so 16 nodes fit
+    80 columns; a host with more gets one wrapped row per node."""
+    cell = max(len(str(v)) for nid in ids for v in list(nodes[nid]["distance"].values()) + [nid]) + 1
+    if 5 + cell * len(ids) <= 79:
+        out = ["node distances:", "node " + "".join("%*s" % (cell, i) for i in ids)]
+        return out + ["%4s " % nid + "".join("%*s" % (cell, nodes[nid]["distance"].get(j, "-")) for j in ids)
+                      for nid in ids]
+    out = ["node distances (row: from that node to nodes %s, in order):" % format_cpulist([int(i) for i in ids])]
+    for nid in ids:
+        row = " ".join(str(nodes[nid]["distance"].get(j, "-")) for j in ids)
+        out += textwrap.wrap(row, 79, initial_indent="%4s: " % nid, subsequent_indent=" " * 6)
+    return out
 
 
 def history_text(transactions):
+    """The journal's transactions, newest first, as the review screen lists them."""
     if not transactions:
         return "no transactions in the journal"
     out = ["%-32s %-26s %-16s %s" % ("transaction", "time", "state", "changes")]
-    for tx in transactions:
-        out.append("%-32s %-26s %-16s %d" % (tx.txid, tx.time, tx.state, len(tx.changes)))
+    for tx in newest_first(transactions):
+        out.append("%-32s %-26s %-16s %s" % (tx.txid, value(tx.time), tx.state, count(len(tx.changes))))
     return "\n".join(out)
+
+
+def newest_first(transactions):
+    """The one history order (`numatune history`, the review screen): newest first, like `dnf history`.
+    Transaction ids start with their UTC time, so their order is the journal's."""
+    return sorted(transactions, key=lambda tx: tx.txid, reverse=True)
+
+
+def change_counts(changes, writes, planned=False):
+    """``3 change(s), 5 write(s)``: how apply's prompt (``planned``), its result and revert count a transaction."""
+    return "%s change(s), %s %swrite(s)" % (count(changes), count(writes), "planned " if planned else "")
+
+
+def unjournaled_line(planned, journaled):
+    """Why apply's result counts fewer writes than its prompt did, or None: a write that found its
+    target already as wanted (a file an earlier write of the run rewrote) is not journaled."""
+    if planned <= journaled:
+        return None
+    return "%s of the %s planned write(s) found their target already as wanted (not journaled)" % (
+        count(planned - journaled), count(planned))
+
+
+def revert_summary(tx, restored, skipped, failed):
+    """One line for a revert, counted in the writes its apply counted: what was put back, left
+    alone, failed, and (when some were) the writes already as before (undone earlier, or put
+    back by hand). A journal line that could not be written counts as a failure."""
+    writes = len(tx.ops)
+    already = max(writes - len(restored) - len(skipped) - len(failed), 0)
+    # "transaction TXID:" first, as apply's result line: scripts read the txid from it.
+    return "transaction %s: %s: %s restored, %s left alone, %s failed%s." % (
+        tx.txid, change_counts(len(tx.changes), writes), count(len(restored)), count(len(skipped)),
+        count(len(failed)), ", %s already as before" % count(already) if already else "")

@@ -9,8 +9,8 @@ WIDTH = 79
 _DIGITS = re.compile(r"^(.*?)(\d+)$")
 # C0 controls but tab, DEL and C1: what a terminal would act on.
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-# Disk names that count in letters: sda..sdz, sdaa..; vda, xvda, hda.
-_LETTERS = re.compile(r"^(sd|vd|xvd|hd)([a-z]+)$")
+# Names that count in letters: sda..sdz, sdaa..; vda, xvda, hda; multipathd's mpatha..
+_LETTERS = re.compile(r"^(sd|vd|xvd|hd|mpath)([a-z]+)$")
 
 
 def clean(text):
@@ -21,6 +21,12 @@ def clean(text):
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
+# The one arrow of every "current -> desired" (ASCII: RHEL consoles under LANG=C print it too).
+ARROW = "->"
+# The one spelling of a severity in text: the plan, check, apply and the review screen.
+SEVERITY = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
 
 
 def value(v):

@@ -1,25 +1,87 @@
 """The report for a person: the status line, then every rule that needs
-attention with its current and desired value, then what is compliant."""
+attention, grouped as the plan groups them: one entry per policy key and
+why, the targets that share a current and desired value folded into one
+line (``sdb-sdq queue/nr_requests: 128 -> 1024``) and the why said once,
+then what is compliant. The JSON and the other formats keep one result per
+rule."""
 import io
 import textwrap
 
 from numatune.report.console import Style, clean
+from numatune.report.grouped import ARROW, SEVERITY, elide, targets_text, value
+from numatune.report.numbers import count
 
-LABEL = {"critical": "CRITICAL", "warning": "WARNING", "info": "INFO"}
+LABEL = SEVERITY
 
 
 def summary(report):
     c = report.counts
-    parts = ["%d critical" % c["critical"], "%d warning" % c["warning"]]
+    parts = ["%s critical" % count(c["critical"]), "%s warning" % count(c["warning"])]
     if c["waived"]:
-        parts.append("%d waived" % c["waived"])
-    parts.append("%d compliant" % c["compliant"])
+        parts.append("%s waived" % count(c["waived"]))
+    parts.append("%s compliant" % count(c["compliant"]))
     who = report.host.get("hostname") or report.host.get("root") or "?"
     return "%s (policy %s on %s)" % (", ".join(parts), report.policy or "?", who)
 
 
 def status_line(report):
     return "numatune %s - %s" % (report.status_text, summary(report))
+
+
+def _fill(text, first=10, rest=12):
+    return textwrap.fill(clean(text), 79, initial_indent=" " * first, subsequent_indent=" " * rest,
+                         break_on_hyphens=False)
+
+
+def _label(r):
+    return "WAIVED" if r.state == "waived" else LABEL[r.severity]
+
+
+def _note(r):
+    """What a drift's message adds after ``target: current -> desired`` (a
+    waiver, "the next boot would not be"), or None for a message of its own."""
+    if not r.target or r.state not in ("drift", "waived") or (r.current is None and r.desired is None):
+        return None
+    head = "%s: %s %s %s" % (r.target, value(r.current), ARROW, value(r.desired))
+    return r.message[len(head):] if r.message.startswith(head) else None
+
+
+def groups(results):
+    """[(label, severity, key, why, [result, ...])]: results of one label,
+    policy key and why, in report order (worst first)."""
+    out, index = [], {}
+    for r in results:
+        why = "" if r.state == "waived" else r.why
+        key = (_label(r), r.severity, r.policy_key or r.id, why)
+        if key not in index:
+            index[key] = len(out)
+            out.append(key + ([],))
+        out[index[key]][4].append(r)
+    return out
+
+
+def _members_lines(members):
+    """Drifts that share current, desired and note on one folded line; any other message on its own."""
+    out, folded, order = [], {}, []
+    for r in members:
+        note = _note(r)
+        if note is None:
+            order.append(r)
+            continue
+        sub = (r.current, r.desired, note)
+        if sub not in folded:
+            folded[sub] = []
+            order.append(sub)
+        folded[sub].append(r)
+    for item in order:
+        if not isinstance(item, tuple):
+            out.append(_fill(item.message))
+            continue
+        current, desired, note = item
+        targets = targets_text([r.target for r in folded[item]])
+        change = "%s %s %s%s" % (elide(value(current), 30), ARROW, elide(value(desired), 30), note)
+        out.append(_fill("%s: %s" % (targets, change)))
+    return out
 
 
 def render(report, plain=False):
@@ -29,18 +91,23 @@ def render(report, plain=False):
     attention = [r for r in report.results if r.state != "compliant"]
     if attention:
         out.append("")
-    for r in attention:
-        label = "WAIVED" if r.state == "waived" else LABEL[r.severity]
-        out.append("%s %s" % (s(r.severity, "%-9s" % label), clean(r.id)))
-        out.append(textwrap.fill(clean(r.message), 79, initial_indent=" " * 10, subsequent_indent=" " * 12))
-        if r.why and r.state != "waived":
-            out.append(s("dim", textwrap.fill("why: " + clean(r.why), 79, initial_indent=" " * 10,
-                                              subsequent_indent=" " * 15)))
+    said = {}
+    for label, severity, key, why, members in groups(attention):
+        if len(members) == 1:
+            out.append("%s %s" % (s(severity, "%-9s" % label), elide(members[0].id, 69)))
+        else:
+            out.append("%s %s (%s rules)" % (s(severity, "%-9s" % label), elide(key, 55), count(len(members))))
+        out += _members_lines(members)
+        if why:
+            # One why per rule: a why another key already gave is named, not repeated.
+            text = "why: as for %s" % said[why] if why in said and said[why] != key else "why: " + why
+            said.setdefault(why, key)
+            out.append(s("dim", _fill(text, 10, 15)))
     compliant = [r for r in report.results if r.state == "compliant"]
     if compliant:
         out.append("")
-        out.append(s("bold", "compliant (%d)" % len(compliant)))
-        out.extend("  ok  %s" % clean(r.message) for r in compliant)
+        out.append(s("bold", "compliant (%s)" % count(len(compliant))))
+        out.extend(_fill("ok  " + r.message, 2, 6) for r in compliant)
     return "\n".join(out) + "\n"
 
 

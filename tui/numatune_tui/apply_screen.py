@@ -12,7 +12,8 @@ from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
-from numatune.report.console import waiting_lines
+from numatune.report.console import change_counts, unjournaled_line, waiting_lines
+from numatune.report.grouped import ARROW
 
 from .keys import bindings
 from .rows import STYLE, value_text
@@ -24,8 +25,8 @@ def confirm_text(changes, hidden=0):
     """What the confirmation lists: every change, then the consequences.
     ``hidden``: how many of them the screen's filter keeps out of view."""
     t = Text()
-    t.append("%d change(s), %d planned write(s), journaled first and rolled back on any failure.\n"
-             % (len(changes), engine.planned_writes(changes)))
+    t.append("%s, journaled first and rolled back on any failure.\n"
+             % change_counts(len(changes), engine.planned_writes(changes), planned=True))
     if hidden:
         t.append("%d of them are hidden by the current filter; they are applied too.\n" % hidden,
                  style="bold yellow")
@@ -45,7 +46,7 @@ def confirm_text(changes, hidden=0):
     t.append("\n")
     for c in changes[:LISTED]:
         t.append("%-10s " % c.scope, style=STYLE.get(c.scope, ""))
-        t.append("%s: %s → %s\n" % (c.target, value_text(c.current), value_text(c.desired)))
+        t.append("%s: %s %s %s\n" % (c.target, value_text(c.current), ARROW, value_text(c.desired)))
     if len(changes) > LISTED:
         t.append("... and %d more (all are journaled)\n" % (len(changes) - LISTED), style="bold")
     return t
@@ -139,15 +140,14 @@ class ApplyScreen(Screen):
         bar = self.query_one("#apply-progress", ProgressBar)
         bar.update(total=max(len(event.ops), 1), progress=max(len(event.ops), 1))
         log = self.query_one("#apply-log", RichLog)
-        title = Text("transaction %s: %d change(s), %d write(s) applied and verified"
-                     % (event.txid, len(event.changes), len(event.ops)), style="bold green")
+        title = Text("transaction %s: %s applied and verified"
+                     % (event.txid, change_counts(len(event.changes), len(event.ops))), style="bold green")
         self.query_one("#apply-title", Static).update(title)
         log.write(title)
-        needless = engine.planned_writes(event.changes) - len(event.ops)
-        if needless > 0:
-            # The dialog counted planned writes: say where the difference went.
-            log.write(Text("%d of the %d planned write(s) found their target already as wanted (not journaled)"
-                           % (needless, engine.planned_writes(event.changes)), style="dim"))
+        needless = unjournaled_line(engine.planned_writes(event.changes), len(event.ops))
+        if needless:
+            # The dialog counted planned writes: say where the difference went (as `numatune apply` does).
+            log.write(Text(needless, style="dim"))
         # What waits for a reboot or a restart, named, as `numatune apply` prints it.
         for line in waiting_lines(event.changes, event.findings):
             log.write(Text(line, style="magenta" if not line.startswith(" ") else ""))

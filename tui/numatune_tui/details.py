@@ -6,6 +6,8 @@ from rich.text import Text
 from numatune import engine
 from numatune.errors import NumatuneError
 
+from numatune.report.grouped import ARROW
+
 from .rows import SEVERITY_SHORT, STYLE, value_text
 
 MAX_DIFF_LINES = 60
@@ -31,7 +33,7 @@ def _section(text, title):
 def change_details(change, plan, facts, policy, root):
     t = Text()
     t.append(change.target + "\n", style="bold")
-    t.append("%s → " % value_text(change.current))
+    t.append("%s %s " % (value_text(change.current), ARROW))
     t.append(value_text(change.desired), style="bold")
     t.append(" · %s · " % change.area)
     t.append(change.scope, style=STYLE.get(change.scope, ""))

@@ -13,6 +13,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
+from numatune.report.console import newest_first, revert_summary
+from numatune.report.grouped import ARROW
 
 from .keys import bindings
 from .rows import STYLE, value_text
@@ -30,7 +32,8 @@ def tx_details(tx):
     t.append("\nchanges\n", style="bold underline")
     for c in tx.changes:
         t.append("%-10s " % c.get("scope", ""), style=STYLE.get(c.get("scope"), ""))
-        t.append("%s: %s → %s\n" % (c.get("target"), value_text(c.get("current")), value_text(c.get("desired"))))
+        t.append("%s: %s %s %s\n" % (c.get("target"), value_text(c.get("current")), ARROW,
+                                      value_text(c.get("desired"))))
     t.append("\nwrites\n", style="bold underline")
     if not tx.ops:
         t.append("(none)\n", style="dim")
@@ -93,7 +96,7 @@ class HistoryScreen(Screen):
         except (NumatuneError, OSError) as e:
             self.post_message(self.Loaded([], str(e)))
             return
-        self.post_message(self.Loaded(list(reversed(txs))))
+        self.post_message(self.Loaded(newest_first(txs)))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -185,8 +188,8 @@ class HistoryScreen(Screen):
             t.append("revert failed: %s\n" % event.error, style="bold red")
         else:
             ok = not (event.skipped or event.failed)
-            t.append("transaction %s: %d restored, %d left alone, %d failed\n"
-                     % (event.txid, len(event.restored), len(event.skipped), len(event.failed)),
+            tx = next(tx for tx in self.transactions if tx.txid == event.txid)
+            t.append(revert_summary(tx, event.restored, event.skipped, event.failed) + "\n",
                      style="bold green" if ok else "bold red")
             for line in event.skipped:
                 t.append("  LEFT ALONE %s: changed since by someone else\n" % line, style="yellow")

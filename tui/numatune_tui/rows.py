@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 from numatune.model import AREAS, SEVERITIES
+from numatune.report.grouped import ARROW, SEVERITY
 
 FINDINGS = "findings"
 SCOPE_SHORT = {"live": "live", "persistent": "persistent", "boot": "boot"}  # whole: the column fits them
 RISK_SHORT = {"low": "low", "medium": "medium", "high": "HIGH"}
-SEVERITY_SHORT = {"info": "info", "warning": "WARN", "critical": "CRIT"}
+SEVERITY_SHORT = SEVERITY  # one spelling with the CLI and check (the name is kept for its importers)
 # Rich style names, kept in step with render.COLORS of the text output.
 STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "low": "dim", "medium": "yellow", "high": "bold red",
@@ -19,7 +20,7 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
 # (label, least width, share of what is left). The least widths fill 80
 # columns with the details pane below; a wider table gives what is left to
 # the target and the values, which are what gets cut.
-COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 30, 3), ("current → desired", 17, 2), ("", 2, 0),
+COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 30, 3), ("current%sdesired" % ARROW, 17, 2), ("", 2, 0),
            ("risk", 6, 0))
 CELL_PADDING = 2  # DataTable's cell_padding on both sides of every column
 
@@ -153,7 +154,7 @@ def cells(row, expanded, deselected, plan):
     return [("✓" if on else "·", "selected" if on else "unselected"),
             (SCOPE_SHORT.get(c.scope, c.scope), c.scope),
             (c.target, ""),
-            ("%s → %s" % (value_text(c.current), value_text(c.desired)), ""),
+            ("%s %s %s" % (value_text(c.current), ARROW, value_text(c.desired)), ""),
             (flags(c), "bold"),
             (RISK_SHORT.get(c.risk, c.risk), c.risk)]
 

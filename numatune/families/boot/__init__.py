@@ -2,7 +2,7 @@
 /etc/default/grub, /etc/kernel/cmdline) and Transparent HugePages, live
 through sysfs and kept across a reboot by its boot argument."""
 from numatune.family import Family, Snapshot
-from numatune.families.boot import cmdline, thp
+from numatune.families.boot import cmdline, facts_text, thp
 
 
 def diff(data, facts):
@@ -13,6 +13,7 @@ def diff(data, facts):
 FAMILY = Family(
     name=cmdline.NAME, areas=("kernel", "memory"), policy=cmdline.POLICY, read=cmdline.read, diff=diff,
     check_policy=cmdline.check_policy, editors=cmdline.EDITORS, resolve_after=("hugepages",),
+    facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
         ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),

@@ -11,6 +11,8 @@ from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
 from numatune.families.sysctl import knob as sysctl_knob
+from numatune.report.factlines import line
+from numatune.report.numbers import count
 
 NAME = "hugepages"
 SIZES = {"2M": 2048, "1G": 1048576, "64K": 64, "16M": 16384, "32M": 32768, "512M": 524288, "16G": 16777216}
@@ -264,23 +266,27 @@ def _size(kb):
 
 
 def facts_lines(facts):
-    """The pools per node and /proc/meminfo's view, for `numatune facts`."""
+    """/proc/meminfo's view of the pools, then the pools per node, for `numatune facts`."""
     topo = facts["topology"]
-    nodes, out = topo["nodes"], []
+    nodes, mi = topo["nodes"], topo["meminfo"]
     ids = sorted(nodes, key=int)
     sizes = sorted({int(s) for n in nodes.values() for s in n["hugepages"]})
+    if not sizes and not mi and not facts.get(NAME):
+        return []
+    head = "/proc/meminfo not readable"
+    if mi:
+        head = "%s total, %s free, %s reserved, %s kB each (/proc/meminfo)" % tuple(
+            count(mi.get(k)) for k in ("HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "Hugepagesize"))
+    out = line("HugePages: " + head, indent=0)
     if sizes:
-        out.append("HugePages per node (total/free):")
-        out.append("node " + "".join("%16s" % _size(s) for s in sizes))
+        out.append("  per node (total/free):")
+        out.append("  node" + "".join("%16s" % _size(s) for s in sizes))
         for nid in ids:
             hp = nodes[nid]["hugepages"]
-            out.append("%4s " % nid + "".join(
-                "%16s" % ("%s/%s" % (hp[str(s)].get("nr", "?"), hp[str(s)].get("free", "?"))
+            out.append("  %4s" % nid + "".join(
+                "%16s" % ("%s/%s" % (count(hp[str(s)].get("nr")), count(hp[str(s)].get("free")))
                           if str(s) in hp else "-") for s in sizes))
-    mi = topo["meminfo"]
-    if mi:
-        out.append("" if out else None)
-        out.append("/proc/meminfo: HugePages_Total %s, Free %s, Rsvd %s, Hugepagesize %s kB"
-                   % tuple(mi.get(k, "?") for k in ("HugePages_Total", "HugePages_Free", "HugePages_Rsvd",
-                                                     "Hugepagesize")))
-    return [line for line in out if line is not None]
+    normal = (facts.get(NAME) or {}).get("normal_memory")
+    if normal is not None:
+        out.append("  nodes with normal memory (where pages can go): %s" % (",".join(normal) or "none"))
+    return out

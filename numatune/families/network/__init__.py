@@ -1,11 +1,12 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
 from numatune.family import Family, Snapshot
-from numatune.families.network import facts, knob, netdev
+from numatune.families.network import facts, facts_text, knob, netdev
 
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"netdev": netdev},
+    facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/net", r"^route$", False),
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),

@@ -7,7 +7,7 @@ python-oracledb, imported only when a policy asks for a connection.
 The diff is ``knob``; ALTER SYSTEM writes are ``sql_write``.
 """
 from numatune.family import Family, Snapshot
-from numatune.families.oracle import knob, oratab, sql_write
+from numatune.families.oracle import facts_text, knob, oratab, sql_write
 
 # Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
 # startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
@@ -32,7 +32,7 @@ SH_HOMES = "\n".join(
 FAMILY = Family(
     name=knob.NAME, areas=("oracle", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"sql": sql_write},
-    after_apply=knob.after_apply, resolve_after=("hugepages",),
+    after_apply=knob.after_apply, resolve_after=("hugepages",), facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/etc", r"^oratab$", False),
         ("/etc/security", r"^limits\.conf$", False),

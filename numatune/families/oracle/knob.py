@@ -238,7 +238,7 @@ def _change(inst, spec, name, current, rendered, why, use_sql):
 
 def _spfile_findings(inst, differing):
     sid, found = inst["sid"], inst["param_file"]
-    names = ", ".join("%s (%s -> %s)" % (n, "unset" if c is None else c, r) for n, c, r in differing)
+    names = ", ".join("%s %s -> %s" % (n, "(unset)" if c is None else c, r) for n, c, r in differing)
     policy_pfile = inst["policy_pfile"]
     if policy_pfile and policy_pfile != found["path"]:
         yield Finding(id="oracle.pfile-shadowed:" + sid, severity="warning", area="oracle", target=policy_pfile,

@@ -2,12 +2,13 @@
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
 from numatune.family import Family, Snapshot
-from numatune.families.storage import blockattr, facts, knob, multipath_write
+from numatune.families.storage import blockattr, facts, facts_text, knob, multipath_write
 
 FAMILY = Family(
     name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS,
     write_kinds={"blockattr": blockattr, multipath_write.KIND: multipath_write},
+    facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         # The udev database (ID_*, DM_* properties), numatune's rules and
         # multipath.conf; the sysfs side is facts.snapshot_live.

@@ -11,6 +11,7 @@ revert writes "temporary <old mode>" for the same reason.
 import base64
 
 from numatune.apply.value import _write, read_as
+from numatune.report.grouped import ARROW, value as shown
 
 
 def capture(root, write):
@@ -56,4 +57,4 @@ def restore(root, op):
 
 
 def describe(op):
-    return "%s: %s -> %s" % (op["path"], op["before"], op["after"])
+    return "%s: %s %s %s" % (op["path"], shown(op["before"]), ARROW, shown(op["after"]))

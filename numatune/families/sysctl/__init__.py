@@ -1,12 +1,12 @@
 """Kernel parameters: live in /proc/sys, persisted in numatune's sysctl.d
 file, with the load order of systemd-sysctl (later files win)."""
 from numatune.family import Family, Snapshot
-from numatune.families.sysctl import knob
+from numatune.families.sysctl import facts_text, knob
 from numatune.families.sysctl.rivals import rivals
 
 FAMILY = Family(
     name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, rivals=rivals,
+    check_policy=knob.check_policy, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
         ("/proc/sys/vm", r".*", False),

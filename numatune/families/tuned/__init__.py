@@ -1,10 +1,10 @@
 """tuned, numad and irqbalance: the other tuners that would fight the policy."""
 from numatune.family import Family, Snapshot
-from numatune.families.tuned import knob
+from numatune.families.tuned import facts_text, knob
 
 FAMILY = Family(
     name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    editors=knob.EDITORS, rivals=knob.rivals,
+    editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals,
     snapshot=Snapshot(patterns=(
         ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
         ("/etc/tuned", r".*", True),

@@ -154,6 +154,6 @@ def _subjects(change):
 def rivals(change, plan, facts):
     """The active tuned profile's lines that set what ``change`` sets."""
     subjects = _subjects(change)
-    return ["WARN: %s" % f.message for f in plan.findings
+    return ["WARNING: %s" % f.message for f in plan.findings
             if f.id.startswith("tuned.conflict:") and any(s in f.message for s in subjects)
             and not (change.rule and f.rule == change.rule) and f.target != change.target]
