@@ -52,15 +52,32 @@ def test_help_lists_every_key_of_every_screen(tmp_path, key):
     run(go())
 
 
+def test_q_quits_from_the_help_screen_as_the_list_says(tmp_path):
+    """The list says q quits everywhere: on the list itself too (escape, ? and F1 close it)."""
+    from numatune_tui.help_screen import HelpScreen
+    app, _ = _app(tmp_path)
+
+    async def go():
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("q")
+        assert app.return_code == 0
+    run(go())
+
+
 def test_every_binding_of_every_screen_is_in_the_key_list():
     """A key bound on a screen but missing from `?` (and the man page) fails here."""
     from numatune_tui.apply_screen import ApplyScreen
     from numatune_tui.app import ReviewApp
     from numatune_tui.confirm import ConfirmScreen
+    from numatune_tui.help_screen import HelpScreen
     from numatune_tui.history_screen import HistoryScreen
     from numatune_tui.plan_screen import PlanScreen, PlanTable
     listed = {(k, a) for _, k, a, _, _, _ in keys.KEYS}
-    for cls in (ReviewApp, PlanScreen, PlanTable, HistoryScreen, ApplyScreen, ConfirmScreen):
+    for cls in (ReviewApp, PlanScreen, PlanTable, HistoryScreen, ApplyScreen, ConfirmScreen, HelpScreen):
         for b in cls.BINDINGS:
             if b.show:
                 assert (b.key, b.action) in listed, (cls.__name__, b.key)

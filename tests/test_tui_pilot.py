@@ -230,6 +230,9 @@ def test_revert_from_history(review_root):
             assert "kernel.numa_balancing: 1 -> 0" in _text(app, "#tx-details")
             await pilot.press("r")
             assert type(app.screen).__name__ == "ConfirmScreen"
+            # The dialog lists the restores in the undo direction, as revert reports them.
+            asked = "\n".join(str(getattr(w.content, "plain", w.content)) for w in app.screen.query("Static"))
+            assert "/proc/sys/kernel/numa_balancing: 0 -> 1" in asked and "1 -> 0" not in asked
             await pilot.press("y")
             await settle(app, pilot)
             assert [t.state for t in history.transactions] == ["reverted"]

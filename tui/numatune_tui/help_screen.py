@@ -6,7 +6,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from .keys import KEYS, SHOWN, TITLES
+from .keys import KEYS, SHOWN, TITLES, bindings
 
 
 def keys_table():
@@ -24,8 +24,11 @@ def keys_table():
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("question_mark", "close", "Close", show=False),
-                Binding("f1", "close", "Close", show=False), Binding("q", "close", "Close", show=False)]
+    # q quits here too, as the list says it does everywhere (a modal screen
+    # does not pass it on to the app's binding).
+    BINDINGS = bindings("help") + [Binding("question_mark", "close", "Close", show=False),
+                                   Binding("f1", "close", "Close", show=False),
+                                   Binding("q", "app.quit_review", "Quit", show=False)]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help"):

@@ -156,10 +156,10 @@ class HistoryScreen(Screen):
         if tx.state in engine.FINAL_STATES:
             self.notify("transaction %s is already %s" % (tx.txid, tx.state), severity="warning")
             return
-        body = Text("Put back what these writes replaced, newest first. A value changed since by someone "
-                    "else is left alone (see `numatune revert --force`).\n\n")
+        body = Text("Put back what these writes replaced, newest first, in the undo direction. A value "
+                    "changed since by someone else is left alone (see `numatune revert --force`).\n\n")
         for item in tx.pending_undo():
-            body.append("undo %s\n" % engine.describe_op(item["op"]))
+            body.append("%s\n" % engine.describe_undo(item["op"]))
 
         def answered(ok):
             if ok:

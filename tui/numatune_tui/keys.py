@@ -33,11 +33,12 @@ KEYS = [
     ("dialog", "y", "answer(True)", "Yes", "yes", True),
     ("dialog", "n", "answer(False)", "No", "no", True),
     ("dialog", "escape", "cancel", "Cancel", "cancel", True),
+    ("help", "escape", "close", "Close", "close this list (also ? and F1); q still quits", True),
 ]
 SHOWN = {"slash": "/", "question_mark": "?"}
 TITLES = {"any": "everywhere", "table": "the plan", "plan": "the plan", "history": "history",
           "apply": "after apply",
-          "dialog": "a question"}
+          "dialog": "a question", "help": "this list"}
 
 
 def bindings(screen):
