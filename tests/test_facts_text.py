@@ -149,6 +149,18 @@ def test_digit_groups():
     assert size(1024 ** 5 * 2048) == "2,048 PiB"
 
 
+def test_the_kernels_unlimited_shm_default_reads_as_no_limit():
+    """Kernels since 3.16 default shmmax/shmall to ULONG_MAX - 2**24: "no
+    limit", not "16384.0 PiB"; a limit someone set reads as a size."""
+    from numatune.families.oracle.facts_text import facts_lines
+    default = 18446744073692774399
+    text = "\n".join(facts_lines({"oracle": {"shm": {"shmmax": default, "shmall": default, "page_size": 4096}}}))
+    assert text.count("no limit (the kernel's default)") == 2 and "PiB" not in text
+    text = " ".join(" ".join(facts_lines({"oracle": {"shm": {"shmmax": 64 << 30, "shmall": 16 << 20,
+                                                               "page_size": 4096}}})).split())  # wrapped at 80
+    assert "shmmax 64 GiB" in text and "shmall 16,777,216 pages (64 GiB)" in text
+
+
 def test_a_policy_with_few_tables_shows_few_sections(tmp_path, cli):
     root = tmp_path / "root"
     write(root, "/proc/sys/kernel/numa_balancing", "1\n")

@@ -5,6 +5,16 @@ from numatune.facts.cpulist import format_cpulist
 from numatune.report.factlines import line, names, plural
 from numatune.report.numbers import count, size, size_kb
 
+# Kernels since 3.16 default shmmax/shmall to ULONG_MAX - 2**24: "no limit",
+# not "16384.0 PiB". Anything this large cannot be a limit a person set.
+_NO_LIMIT = 2 ** 62
+
+
+def _shm(value, show):
+    if value is None:
+        return "(unset)"
+    return "no limit (the kernel's default)" if value >= _NO_LIMIT else show(value)
+
 NAME = "oracle"
 # The parameters that size memory and place it; the JSON has every one read.
 SHOWN = ("sga_target", "sga_max_size", "memory_target", "memory_max_target", "pga_aggregate_target",
@@ -92,8 +102,8 @@ def facts_lines(facts):
         shmall = shm.get("shmall")
         out += line("memlock soft %s, hard %s; shmmax %s; shmall %s" % (
             _limit(memlock.get("soft")), _limit(memlock.get("hard")),
-            "(unset)" if shm.get("shmmax") is None else size(shm["shmmax"]),
-            "(unset)" if shmall is None else "%s pages (%s)" % (count(shmall), size(shmall * page))))
+            _shm(shm.get("shmmax"), size),
+            _shm(shmall, lambda n: "%s pages (%s)" % (count(n), size(n * page)))))
     if mine.get("cpusets"):
         out += line("cpusets on the host: " + ", ".join(sorted(mine["cpusets"])))
     listeners = mine.get("listeners")
