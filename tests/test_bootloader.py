@@ -12,8 +12,9 @@ from numatune.families.boot.bootloader_edit import (EDITORS, apply_editor, edit_
                                                     edit_grubenv, edit_kernel_cmdline, missing_in_entries,
                                                     plan_boot_edits)
 from numatune.errors import BootConfigError
-from numatune.families.boot.bootloader import (BootConfig, BootEntry, parse_bls_entry, parse_default_grub,
-                                               read_boot_config, scan_grub_cfg, split_args)
+from numatune.families.boot.bootloader import (BootConfig, BootEntry, parse_bls_entry, read_boot_config,
+                                               scan_grub_cfg, split_args)
+from numatune.families.boot.default_grub import parse_default_grub
 from numatune.families.boot.grubenv import GRUBENV_HEADER, parse_grubenv
 from numatune.root import Root
 

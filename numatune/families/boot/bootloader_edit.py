@@ -11,8 +11,9 @@ drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
 from numatune.errors import BootConfigError
 from numatune.families.boot import grub_legacy
-from numatune.families.boot.bootloader import (_ASSIGN, arg_spans, boot_config_from_files, encode, is_rescue,
-                                               scan_default_grub, scan_grub_cfg, split_args, variable_name)
+from numatune.families.boot.bootloader import (arg_spans, boot_config_from_files, encode, is_rescue, scan_grub_cfg,
+                                               split_args, variable_name)
+from numatune.families.boot.default_grub import ASSIGN, scan_default_grub
 from numatune.families.boot.grubenv import ENCODING, GRUBENV_SIZE, grubenv_layout
 
 # hugepages=N counts pages of the hugepagesz= before it, so a new value of these goes to the
@@ -194,7 +195,7 @@ def _refuse_unreadable(text, path):
         body = line.strip(" \t\r")
         if "\x00" in line or any("\udc80" <= c <= "\udcff" for c in line):
             problem = "binary or non-UTF-8 bytes"
-        elif body and not body.startswith("#") and not _ASSIGN.match(body):
+        elif body and not body.startswith("#") and not ASSIGN.match(body):
             problem = "not a VAR=value line: %r" % body[:40]
         else:
             continue
