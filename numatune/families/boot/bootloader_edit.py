@@ -236,22 +236,17 @@ def edit_grub_cfg(text, add, remove):
     ``set tuned_params`` in the 00_tuned block is not a linux line, so tuned's
     arguments stay tuned's; ``$tuned_params`` tokens are kept where they are.
     """
-    entries, _ = scan_grub_cfg(text)
-    lines = text.splitlines(keepends=True)
-    for entry in entries:
-        if is_rescue(entry.title, "", entry.kernel):
-            continue
-        line = lines[entry.lineno]
-        body = line.rstrip("\r\n")
-        lines[entry.lineno] = (body[:entry.args_start]
-                               + edit_arg_text(body[entry.args_start:], add, remove)
-                               + line[len(body):])
-    return "".join(lines)
+    return _edit_entry_lines(text, scan_grub_cfg(text)[0], add, remove)
 
 
 def edit_grub_conf(text, add, remove):
     """GRUB legacy's grub.conf: the Linux line (kernel, or module under Xen) of every non-rescue entry."""
-    entries, _ = grub_legacy.scan(text)
+    return _edit_entry_lines(text, grub_legacy.scan(text)[0], add, remove)
+
+
+def _edit_entry_lines(text, entries, add, remove):
+    """Edit the arguments of each non-rescue entry's Linux line (``lineno``
+    from ``args_start`` on); every other byte, line endings too, is kept."""
     lines = text.splitlines(keepends=True)
     for entry in entries:
         if is_rescue(entry.title, "", entry.kernel):
