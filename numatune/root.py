@@ -101,6 +101,13 @@ def _tmp_path(real):
     return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
 
 
+def _text(data):
+    """File bytes as text-mode open() gave them: UTF-8 (other bytes kept by
+    surrogateescape) with universal newlines."""
+    text = data.decode("utf-8", "surrogateescape")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def _read_all(fd):
     """A whole file in bytes. A giant host has 100,000 small sysfs attributes
     to read, and open() builds a buffered reader (and a decoder, in text
@@ -269,15 +276,14 @@ class Root:
 
     def read_text(self, path, default=None):
         try:
-            text = _read_all(self.open(path, os.O_RDONLY)).decode("utf-8", "surrogateescape")
+            text = _text(_read_all(self.open(path, os.O_RDONLY)))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
         except OSError:
             # sysfs attributes that exist but cannot be read (EINVAL, EIO,
             # EACCES) say "not available here", like missing ones.
             return default
-        # What text-mode open() did: universal newlines.
-        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+        return text
 
     def read_texts(self, directory, names):
         """{name: text or None} of the files ``names`` in one directory, read
@@ -303,12 +309,9 @@ class Root:
         try:
             for name in names:
                 try:
-                    text = _read_all(os.open(name, os.O_RDONLY | os.O_CLOEXEC | nofollow, dir_fd=fd)).decode(
-                        "utf-8", "surrogateescape")
+                    out[name] = _text(_read_all(os.open(name, os.O_RDONLY | os.O_CLOEXEC | nofollow, dir_fd=fd)))
                 except OSError as e:
                     out[name] = self.read_text(base + name) if e.errno == errno.ELOOP and nofollow else None
-                    continue
-                out[name] = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
         finally:
             os.close(fd)
         return out
