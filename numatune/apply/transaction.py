@@ -82,6 +82,13 @@ BATCHABLE = frozenset(("value", "file"))
 BATCH = 256
 
 
+def _new_batch(kind, path, targets, size):
+    """Whether a write starts a new batch, in apply and in revert alike: a
+    kind outside BATCHABLE goes alone, and no batch holds a target twice (a
+    later write's capture or decision must see the earlier one done)."""
+    return kind not in BATCHABLE or path in targets or size >= BATCH
+
+
 class _GroupCommit:
     """Captures writes into a batch; ``flush`` journals the batch's intents
     with one fsync, performs them in order, then journals their results.
@@ -102,7 +109,7 @@ class _GroupCommit:
 
     def add(self, change, write):
         alone = write.kind not in BATCHABLE
-        if alone or write.path in self._targets or len(self._batch) >= BATCH:
+        if _new_batch(write.kind, write.path, self._targets, len(self._batch)):
             self.flush()
         self.current = (change, write)
         kind = appliers.KINDS[write.kind]
@@ -265,7 +272,7 @@ def _undo_batches(seq_ops):
     batch, targets = [], set()
     for seq, op in seq_ops:
         alone = op.get("kind") not in BATCHABLE
-        if batch and (alone or op.get("path") in targets or len(batch) >= BATCH):
+        if batch and _new_batch(op.get("kind"), op.get("path"), targets, len(batch)):
             yield batch
             batch, targets = [], set()
         batch.append((seq, op))
