@@ -2,7 +2,7 @@
 CPUs with cpufreq/cpuidle, cgroup v1 cpusets, bootloader, sysctl files.
 
 Layouts follow a RHEL 8 host on the 6.x/4.18 kernels: the same files, names
-and formats a real capture has (see ../shared/realdata), at a size no test
+and formats a real capture has (see tests/data), at a size no test
 machine has.
 """
 from hosttree import cpulist, cpumask

@@ -13,8 +13,9 @@ import pytest
 from numatune.root import Root
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("NUMATUNE_SHARED", REPO.parent / "shared"))
-REALDATA = SHARED / "realdata"
+# Real captures live in the repository (tests/data, each source's README and license beside it): a fresh
+# clone tests alone.
+REALDATA = REPO / "tests" / "data"
 HWLOC = sorted((REALDATA / "hwloc").glob("*.tar.bz2"))
 LSCPU = sorted((REALDATA / "lscpu").glob("*.tar.gz"))
 CAPTURES = {p.name.split(".tar")[0]: p for p in HWLOC + LSCPU}

@@ -1,6 +1,6 @@
 """A small fake host root: two NUMA nodes, THP, sysctls, sysctl.d files
 (including one that loads after numatune's) and a real RHEL 8.4 BLS layout
-from ../shared/realdata/grub. Quick to build, so property tests can make one
+from tests/data/grub. Quick to build, so property tests can make one
 per example."""
 import shutil
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Bootloader facts and edits, checked against real captures in ../shared/realdata/grub."""
+"""Bootloader facts and edits, checked against real captures in tests/data/grub."""
 import json
 import shutil
 from dataclasses import asdict
@@ -18,13 +18,13 @@ from numatune.families.boot.default_grub import parse_default_grub
 from numatune.families.boot.grubenv import GRUBENV_HEADER, parse_grubenv
 from numatune.root import Root
 
-GRUB = Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "grub"
+GRUB = Path(__file__).resolve().parent / "data" / "grub"
 INSIGHTS = GRUB / "insights-core"
 LEAPP = GRUB / "leapp-repository"
 GRUBBY = GRUB / "rhboot-grubby"
 ENTRIES = INSIGHTS / "boot/loader/entries"
 
-pytestmark = pytest.mark.skipif(not GRUB.is_dir(), reason="shared real data not checked out")
+pytestmark = pytest.mark.skipif(not GRUB.is_dir(), reason="tests/data/grub is missing")
 
 RHEL84 = "rhel8.4-4.18.0-305.el8.x86_64.conf"
 RHEL80 = "rhel8.0-4.18.0-80.1.2.el8_0.x86_64.conf"

@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-from conftest import CAPTURES, REPO, SHARED, write
+from conftest import CAPTURES, REPO, write
 
 SPEC = REPO / "packaging" / "numatune.spec"
 UNITS = REPO / "packaging" / "systemd"
@@ -45,7 +45,6 @@ def _build_rpms(top, python, check_tests="tests/test_check_report.py -k nagios_l
         "_topdir": str(top),
         # The interpreter has pip, setuptools, wheel and pytest.
         "__python3": python,
-        "numatune_shared": str(SHARED),
         # %check runs the suite on a RHEL build; here a small part keeps this test quick.
         "numatune_check_tests": check_tests,
         # Debian's dependency generator needs python3-packaging; RHEL's works.
@@ -204,7 +203,7 @@ def _run_installed(root, *args):
                           capture_output=True, text=True, env=env, cwd=str(root))
 
 
-@pytest.mark.skipif(not CAPTURES, reason="no real captures in ../shared/realdata")
+@pytest.mark.skipif(not CAPTURES, reason="no real captures in tests/data")
 def test_installed_numatune_checks_a_capture(installed, capture):
     assert (installed / "usr/bin/numatune").read_text().splitlines()[0] == "#!/usr/bin/python3 -s"
     where = subprocess.run([sys.executable, "-c", "import numatune; print(numatune.__file__)"],
