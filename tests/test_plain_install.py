@@ -75,7 +75,14 @@ def test_test_tools_are_not_published_metadata():
     # The README's test command installs it, in one command.
     readme = (REPO / "README.md").read_text()
     assert "pip install -q -e . -r requirements-test.txt && .venv/bin/python -m pytest" in readme
-    assert "-r requirements-test.txt" in (REPO / ".ci" / "run").read_text()
+    # .ci/run takes the README's two commands from the README itself (its first two indented `python3 -m venv`
+    # lines) and runs them verbatim in a fresh clone: the first installs and plans, the second is this one.
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "grep -E '^    python3 -m venv ' \"$SRC/README.md\" | head -n 2" in ci
+    assert 'bash -c "${CMDS[0]}"' in ci and 'bash -c "${CMDS[1]}"' in ci
+    first, second = [l[4:] for l in readme.splitlines() if l.startswith("    python3 -m venv ")][:2]
+    assert first.endswith("numatune plan") and "pip install -q . " in first
+    assert "-r requirements-test.txt" in second and second.endswith("-m pytest")
 
 
 def _run(tmp_path, hidden, *args):
