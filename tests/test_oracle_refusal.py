@@ -104,7 +104,9 @@ def test_release_from_each_source(tmp_path, cli):
     plan = _plan(cli, root, policy)
     refusing = {f["id"]: f["refuses"] for f in plan["findings"] if f["refuses"]}
     assert refusing == {"oracle.version:OLD:processor_group_name": ["oracle.param:OLD:processor_group_name"],
-                        "oracle.version:IMC:inmemory_size": ["oracle.param:IMC:inmemory_size"]}
+                        "oracle.version:IMC:inmemory_size": ["oracle.param:IMC:inmemory_size"],
+                        # A release found nowhere refuses what needs one (#25), as a known old one does.
+                        "oracle.version-unknown:UNK": ["oracle.param:UNK:processor_group_name"]}
     assert [f["id"] for f in plan["findings"] if "unknown" in f["id"]] == ["oracle.version-unknown:UNK"]
     before = tree_digest(root)
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
@@ -174,3 +176,29 @@ def test_auto_leaves_cpuless_nodes_alone(tmp_path, cli):
     live = {c["id"]: c["desired"] for c in plan["changes"] if c["id"].startswith("hugepages.live")}
     # 1G + 4M granule = 514 pages + ceil(10.28) = 525, over nodes 0 and 1 (the ones with CPUs).
     assert live == {"hugepages.live:node0:2048kB": "263", "hugepages.live:node1:2048kB": "262"}
+
+
+def test_highest_evidence_wins_and_a_compatible_floor_proves_only_up_to_itself():
+    from numatune.families.oracle import alertlog, version
+    assert version.from_compatible("'12.1.0.2.0'") == (12, 1, 0, 2, 0)
+    assert version.from_compatible('"19.0.0"') == (19, 0, 0)
+    assert version.from_compatible("'x'") is None
+    # compatible below the banner: the banner (exact) wins; a floor above nothing else wins as a floor.
+    got = version.best([((12, 1, 0, 2, 0), "banner", True), ((11, 2, 0), "compatible = 11.2.0 in pfile", False)])
+    assert got == {"version": [12, 1, 0, 2, 0], "source": "banner", "exact": True}
+    got = version.best([((19, 0, 0), "compatible = 19.0.0", False), ((12, 2, 0, 1), "banner", True)])
+    assert got["exact"] is False and got["version"] == [19, 0, 0]
+    # The floor's own release: the exact evidence of the same release wins.
+    got = version.best([((12, 1, 0, 2, 0), "compat", False), ((12, 1, 0, 2, 0), "banner", True)])
+    assert got["source"] == "banner"
+    inst = {"sid": "X", "version": {"version": [12, 1, 0, 2, 0], "source": "compatible", "exact": False}}
+    found = list(version.findings(inst, [("inmemory_size", None, "1G"), ("sga_min_size", None, "1G")]))
+    assert [(f.id, f.severity, f.refuses) for f in found] == [
+        ("oracle.version-unknown:X", "critical", ["oracle.param:X:sga_min_size"])]
+    # The startup's parameter list: every name, repeated ones joined; the list ends at the next timestamp.
+    text = ("Mon Jun 12 03:14:07 2017\nStarting ORACLE instance (normal)\nSystem parameters with non-default values:\n"
+            "  processes                = 300\n  control_files            = \"/a\"\n  control_files            = \"/b\"\n"
+            "  compatible               = \"12.1.0.2.0\"\nMon Jun 12 03:14:08 2017\n  stray = 1\n")
+    ev = alertlog.parse(text)
+    assert ev["listed"] == {"processes": "300", "control_files": '"/a", "/b"', "compatible": '"12.1.0.2.0"'}
+    assert ev["parameters"]["processes"] == "300"       # the sizing's own reading still sees it

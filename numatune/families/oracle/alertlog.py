@@ -39,7 +39,14 @@ PATTERNS = [
     ("sga_line", re.compile(r"SGA_TARGET = (\d+) MB and SGA_MAX_SIZE = (\d+) MB")),
     ("startup_param", re.compile(r"^\s+(processes|sga_target|sga_max_size|memory_target|memory_max_target)"
                                  r"\s+=\s*\"?([0-9]+[KMGTkmgt]?)\"?\s*$")),
+    # "Per process system memlock (soft) limit = UNLIMITED" (or "64G"): what the
+    # instance could lock at that startup, whatever set it (limits.conf, a unit's LimitMEMLOCK).
+    ("memlock", re.compile(r"Per process system memlock \(soft\) limit = (\S+)")),
+    ("param_list", re.compile(r"System parameters with non-default values")),
 ]
+# A line of the startup's parameter list: "  processor_group_name     = "oltp"".
+LISTED = re.compile(r"^\s+([A-Za-z_][A-Za-z0-9_#$]*)\s+=\s*(.*?)\s*$")
+MEMLOCK_KB = {"K": 1, "M": 1 << 10, "G": 1 << 20, "T": 1 << 30}
 
 
 def is_timestamp(line):
@@ -51,7 +58,9 @@ def _empty():
     return {"started": None, "version": None, "lp_short": None, "numa_nodes": None, "numa_enabled": None,
             "processor_group": None,
             "cpu_count_changes": [], "large_pages": {}, "large_pages_percent": None,
-            "large_pages_used": None, "errors": [], "parameters": {}}
+            "large_pages_used": None, "errors": [], "parameters": {},
+            # Every non-default parameter of that startup, when its list was logged (None: not seen).
+            "listed": None, "memlock_kb": None}
 
 
 def parse(text):
@@ -59,11 +68,20 @@ def parse(text):
     ev = _empty()
     startups = 0
     ts = None
-    in_table = False
+    in_table = in_list = False
     for line in (text or "").splitlines():
         if is_timestamp(line):
-            ts = line.strip()
+            # The list is one message: the next message's timestamp ends it.
+            ts, in_list = line.strip(), False
             continue
+        if in_list:
+            m = LISTED.match(line)
+            if m:
+                name, value = m.group(1).lower(), m.group(2)
+                have = ev["listed"].get(name)
+                ev["listed"][name] = value if have is None else "%s, %s" % (have, value)
+            else:
+                in_list = False
         if "Starting ORACLE instance" in line:
             startups += 1
             ev = _empty()
@@ -77,7 +95,9 @@ def parse(text):
             m = rx.search(line)
             if not m:
                 continue
-            if key == "lp_row":
+            if key == "param_list":
+                in_list, ev["listed"] = True, {}
+            elif key == "lp_row":
                 if not in_table:
                     continue
                 size_kb = int(m.group(1)) * {"K": 1, "M": 1024, "G": 1 << 20}[m.group(2)]
@@ -141,6 +161,18 @@ def _record(ev, key, m):
         ev["parameters"][m.group(1)] = m.group(2)
     elif key == "use_large_pages":
         ev["use_large_pages"] = m.group(1).upper()
+    elif key == "memlock":
+        ev["memlock_kb"] = memlock_kb(m.group(1))
+
+
+def memlock_kb(text):
+    """"UNLIMITED" -> -1, "64G" -> kB, None when it does not read."""
+    if text.upper() in ("UNLIMITED", "INFINITY"):
+        return -1
+    m = re.match(r"^(\d+)([KMGT])?B?$", text.upper())
+    if not m:
+        return None
+    return int(m.group(1)) * MEMLOCK_KB[m.group(2)] if m.group(2) else int(m.group(1)) // 1024
 
 
 def read(root, path):

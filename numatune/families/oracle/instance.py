@@ -44,7 +44,12 @@ def read(root, spec, index, sid, tab_entry):
     alert = discovery.alert_log(root, sid, home, inst["params"]) if home or inst["params"] else None
     inst["alert_log"] = alert
     inst["evidence"] = alertlog.read(root, alert) if alert else None
-    inst["version"] = version.read(root, home, (inst["evidence"] or {}).get("version"))
+    ev = inst["evidence"] or {}
+    compatible = [(inst["params"]["compatible"], found.get("path") or "the parameter file")] \
+        if inst["params"].get("compatible") else []
+    if (ev.get("listed") or {}).get("compatible"):
+        compatible.append((ev["listed"]["compatible"], "the alert log's last startup"))
+    inst["version"] = version.read(root, home, ev.get("version"), compatible)
     inst["sga_nodes"] = sga_nodes(root, sid)
     return inst
 
