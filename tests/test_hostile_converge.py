@@ -35,6 +35,8 @@ def test_auto_hugepages_with_a_cpuset_on_eight_nodes_converges(capture, cli, tmp
     root = capture("32amd64-4s2n4c-cgroup2")
     write(root, "/etc/oratab", "ORCL:/u01/app/oracle/product/19.0.0/dbhome_1:Y\n")
     write(root, PFILE, "db_name='ORCL'\nmemory_target=50G\nprocesses = 300\n")
+    write(root, "/u01/app/oracle/product/19.0.0/dbhome_1/inventory/ContentsXML/comps.xml",
+          '<COMP NAME="oracle.server" VER="19.3.0.0.0"/>\n')     # the release: processor_group_name needs 12.1
     write(root, "/proc/sys/vm/nr_hugepages", "0\n")
     write(root, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "17217\n")
     cgroup_v1(root)

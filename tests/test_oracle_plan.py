@@ -34,6 +34,10 @@ def host(tmp_path):
     fakehost.build(root)
     write(root, "/etc/oratab", "# oratab\nORCL:%s:Y\n" % HOME)
     write(root, INIT, (ORACLE / "init.ora.oracle-stock-sample").read_text())
+    # The home's inventory says 19c: with no evidence of the release (the stock pfile's compatible = '11.2.0'
+    # is only a floor), parameters newer than 11.2.0 are refused.
+    write(root, HOME + "/inventory/ContentsXML/comps.xml",
+          '<PRD_LIST><TL_LIST><COMP NAME="oracle.server" VER="19.3.0.0.0" BUILD_NUMBER="0"/></TL_LIST></PRD_LIST>\n')
     write(root, "/sys/fs/cgroup/cpuset/oracle/cpuset.cpus", "0-3\n")
     write(root, "/sys/fs/cgroup/cpuset/oracle/cpuset.mems", "0\n")
     return root
