@@ -202,3 +202,35 @@ def test_highest_evidence_wins_and_a_compatible_floor_proves_only_up_to_itself()
     ev = alertlog.parse(text)
     assert ev["listed"] == {"processes": "300", "control_files": '"/a", "/b"', "compatible": '"12.1.0.2.0"'}
     assert ev["parameters"]["processes"] == "300"       # the sizing's own reading still sees it
+
+
+def test_restart_pending_clears_after_a_startup_with_the_new_values(tmp_path, cli):
+    root, policy = _copy("oracle/restart-pending", tmp_path)
+    pfile = root / "u01/app/oracle/product/19.0.0/dbhome_1/dbs/initPROD.ora"
+    alert = root / "u01/app/oracle/diag/rdbms/prod/PROD/trace/alert_PROD.log"
+    # The pfile as it was before the apply: the plan changes it, then the re-plan keeps the restart in sight.
+    pfile.write_text(pfile.read_text().replace("*.sga_target=2G", "*.sga_target=1G"))
+    plan = _plan(cli, root, policy)
+    assert [c["id"] for c in plan["changes"]] == ["oracle.param:PROD:sga_target"]
+    assert plan["changes"][0]["restart_required"]
+    assert "oracle.restart-pending:PROD:sga_target" not in {f["id"] for f in plan["findings"]}  # the change says it
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 0, out + err
+    plan = _plan(cli, root, policy)
+    assert plan["changes"] == []
+    pending = {f["id"]: f for f in plan["findings"] if f["pending"]}
+    assert {"oracle.restart-pending:PROD:sga_target", "oracle.restart-pending:PROD:processes",
+            "oracle.running-group:PROD"} <= set(pending)
+    assert "ran with 1G" in pending["oracle.restart-pending:PROD:sga_target"]["message"]
+    status, out, err = cli("check", "--root", root, "--policy", policy)
+    assert status == 1 and "restart-pending" in out, out          # waiting: WARNING, not compliant
+    # PROD restarts with the new values (and in its group): nothing is pending any more.
+    with alert.open("a") as f:
+        f.write("2024-03-05T22:00:00.000000+00:00\nStarting ORACLE instance (normal) (OS id: 5151)\n"
+                "2024-03-05T22:00:00.100000+00:00\nInstance started in processor group oltp (NUMA Nodes: 0 CPUs: 0-3)\n"
+                "2024-03-05T22:00:00.200000+00:00\nSystem parameters with non-default values:\n"
+                "  processes                = 600\n  sga_target               = 2G\n"
+                "  processor_group_name     = \"oltp\"\n  db_name                  = \"PROD\"\n"
+                "2024-03-05T22:00:00.300000+00:00\nPMON started with pid=2, OS id=5153\n")
+    plan = _plan(cli, root, policy)
+    assert not [f["id"] for f in plan["findings"] if f["pending"]], plan["findings"]

@@ -235,6 +235,13 @@ def _shm(data, facts, sizes):
                  "oracle.hugepages")
 
 
+def _pending(*args):
+    """A finding that a restart clears: check reports it as waiting, not as drift."""
+    f = _f(*args)
+    f.pending = True
+    return f
+
+
 def evidence(data, facts):
     """The running instance (alert log, numa_maps) against the policy."""
     for inst in facts["oracle"]["instances"]:
@@ -243,7 +250,7 @@ def evidence(data, facts):
         if ev:
             numa = (p.get("_enable_numa_support") or "").strip("'\"").upper()
             if numa == "TRUE" and ev.get("numa_enabled") is False:
-                yield _f("oracle.running-no-numa:" + sid, "warning",
+                yield _pending("oracle.running-no-numa:" + sid, "warning",
                          "%s's last startup logged \"Oracle NUMA support not enabled\"" % sid, inst["alert_log"],
                          "restart the instance after the parameter change", "oracle.evidence")
             for kb, row in ev.get("large_pages", {}).items():
@@ -254,7 +261,7 @@ def evidence(data, facts):
             group = (p.get("processor_group_name") or "").strip("'\"")
             got = (ev.get("processor_group") or {}).get("name")
             if group and got != group:
-                yield _f("oracle.running-group:" + sid, "warning",
+                yield _pending("oracle.running-group:" + sid, "warning",
                          "%s should run in processor group %r; its last startup logged %s"
                          % (sid, group, repr(got) if got else "none"), inst["alert_log"], "", "oracle.evidence")
             for line in ev.get("errors", []):

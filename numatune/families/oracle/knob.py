@@ -11,7 +11,7 @@ from numatune.errors import PolicyError
 from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.oracle import (binding, checks, desired, instance, listeners, live, memlock, oratab, pfile,
-                                      pool, services, values, version)
+                                      pool, restart, services, values, version)
 from numatune.policy.schema import (WHY, Array, Either, Scalar, SchemaError, Table, TableArray, abs_path,
                                     path_problem)
 
@@ -153,6 +153,7 @@ def diff(data, facts):
     if data.get("hugepages") or any("use_large_pages" in desired.after(data, i) for i in mine["instances"]):
         yield from checks.hugepages_fit(data, facts)
     yield from checks.evidence(data, facts)
+    yield from restart.findings(data, facts)
 
 
 def _instance(data, facts, inst):
