@@ -234,3 +234,18 @@ def test_restart_pending_clears_after_a_startup_with_the_new_values(tmp_path, cl
                 "2024-03-05T22:00:00.300000+00:00\nPMON started with pid=2, OS id=5153\n")
     plan = _plan(cli, root, policy)
     assert not [f["id"] for f in plan["findings"] if f["pending"]], plan["findings"]
+
+
+def test_memlock_is_planned_when_no_startup_logged_one(tmp_path, cli):
+    from numatune.families.oracle import alertlog
+    assert alertlog.memlock_kb("UNLIMITED") == -1 and alertlog.memlock_kb("31G") == 31 << 20
+    assert alertlog.memlock_kb("garbage") is None
+    root, policy = _copy("oracle/memlock-from-alert-log", tmp_path)
+    assert "oracle.memlock" not in {c["id"] for c in _plan(cli, root, policy)["changes"]}
+    alert = root / "u01/app/oracle/diag/rdbms/prod/PROD/trace/alert_PROD.log"
+    # A startup that could lock only 64 MB is no evidence the pool can be locked: limits.d is planned.
+    alert.write_text(alert.read_text().replace("limit = UNLIMITED", "limit = 64M"))
+    changes = {c["id"]: c for c in _plan(cli, root, policy)["changes"]}
+    assert changes["oracle.memlock"]["desired"] == "32890880 kB"
+    alert.write_text(alert.read_text().replace(" Per process system memlock (soft) limit = 64M\n", ""))
+    assert "oracle.memlock" in {c["id"] for c in _plan(cli, root, policy)["changes"]}

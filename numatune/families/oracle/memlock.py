@@ -18,9 +18,28 @@ def wanted(data, facts):
     return auto["count"] * auto["kb"]
 
 
+def logged(facts):
+    """(kB, sid) of the lowest memlock the instances' last startups logged
+    ("Per process system memlock (soft) limit = UNLIMITED": -1), None when
+    none logged one. What the instance got counts, whatever set it: limits.d,
+    or a unit's LimitMEMLOCK that no limits file shows."""
+    got = [(i["evidence"]["memlock_kb"], i["sid"]) for i in facts["oracle"]["instances"]
+           if (i.get("evidence") or {}).get("memlock_kb") is not None]
+    if not got:
+        return None
+    return min(got, key=lambda g: float("inf") if g[0] == -1 else g[0])
+
+
+def _holds(kb, want):
+    return kb == -1 or (kb or 0) >= want
+
+
 def after(data, facts):
     want = wanted(data, facts)
     soft = facts["oracle"]["memlock"]["soft"]
+    seen = logged(facts)
+    if want is not None and seen and _holds(seen[0], want) and not _holds(soft, want):
+        return seen[0]
     if want is not None and soft != -1 and (soft or 0) < want:
         return want
     return soft
@@ -37,9 +56,16 @@ def plan(data, facts):
         return
     user = (data.get("oracle") or {}).get("user", "oracle")
     lock = facts["oracle"]["memlock"]
-    ok = [v == -1 or (v or 0) >= want for v in (lock["soft"], lock["hard"])]
+    ok = [_holds(v, want) for v in (lock["soft"], lock["hard"])]
     if all(ok):
         yield Compliant("oracle.memlock", "memlock of %s holds the %d kB pool" % (user, want), "oracle")
+        return
+    seen = logged(facts)
+    if seen and _holds(seen[0], want):
+        yield Compliant("oracle.memlock", "memlock holds the %d kB pool: %s's last startup logged \"Per process "
+                        "system memlock (soft) limit = %s\" (set outside the limits files, e.g. a unit's "
+                        "LimitMEMLOCK)" % (want, seen[1], "UNLIMITED" if seen[0] == -1 else limit(seen[0])),
+                        "oracle")
         return
     yield Change(id="oracle.memlock", area="oracle", target="%s: %s memlock" % (LIMITS_FILE, user),
                  current="soft %s, hard %s" % (limit(lock["soft"]), limit(lock["hard"])), desired="%d kB" % want,
