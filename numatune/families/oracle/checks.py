@@ -3,6 +3,7 @@ RAC In-Memory services, HugePages fit, and the running instance's own
 evidence against the policy. Pure: (policy data, facts) in, Findings out."""
 from numatune.model import Finding
 from numatune.families.oracle import binding, desired, pool, services, values
+from numatune.families.sysctl import minimum
 
 
 def _f(id, severity, message, target="", why="", rule="", refuses=()):
@@ -197,7 +198,8 @@ def _shm(data, facts, sizes):
 
     def limit(key, live):
         spec = sysctl.get("kernel." + key)
-        v = spec.get("value") if isinstance(spec, dict) else spec
+        # What the rule leaves it at: an at_least rule keeps a higher live value.
+        v = minimum.effective_value(spec, live) if spec is not None else None
         try:
             return int(v) if v is not None else live
         except ValueError:
