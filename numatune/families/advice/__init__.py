@@ -4,6 +4,7 @@
 only (info or warning, each with the paper's figure): what to do about them
 needs the site (switch ports, addresses), so nothing is planned here."""
 from numatune.family import Family
-from numatune.families.advice import knob
+from numatune.families.advice import facts_text, knob
 
-FAMILY = Family(name=knob.NAME, areas=("network", "cpu", "oracle"), policy={}, read=knob.read, diff=knob.diff)
+FAMILY = Family(name=knob.NAME, areas=("network", "cpu", "oracle"), policy={}, read=knob.read, diff=knob.diff,
+                facts_lines=facts_text.facts_lines)

@@ -11,6 +11,8 @@ RC_DIRS = ("/etc/rc.d/rc3.d", "/etc/rc3.d")
 
 
 def read(root, data):
+    if not root.exists("/etc/oratab"):
+        return {}   # not an Oracle host: no advice (and `facts`, which reads every family, shows none)
     # Here, not at the top: the network family's code loads only on hosts that get this advice.
     from numatune.families.network.facts import read_interfaces
     nics = {name: {k: info.get(k) for k in ("mtu", "operstate", "virtual", "numa_node", "master")}
