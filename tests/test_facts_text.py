@@ -18,7 +18,7 @@ from make_host import make_host  # noqa: E402
 # The heading each family's section starts with.
 HEADINGS = {"sysctl": "sysctl:", "boot": "boot:", "hugepages": "HugePages:", "cpu": "CPU power:",
             "cpuset": "cpusets:", "tuned": "tuned:", "network": "network:", "storage": "storage:",
-            "oracle": "Oracle:"}
+            "oracle": "Oracle:", "advice": "advice:"}
 CASES = sorted(p for p in (REPO / "tests" / "cases").glob("*/*") if (p / "policy.toml").exists())
 
 
@@ -81,7 +81,7 @@ def test_the_case_roots_read_in_text(case, cli):
     text, facts = _facts(cli, case / "root", case / "policy.toml")
     _fits(text)
     family = {"network": "network", "storage": "storage", "cpuset": "cpuset", "oracle": "oracle",
-              "sysctl": "sysctl", "boot": "boot", "hugepages": "hugepages"}[case.parent.name]
+              "sysctl": "sysctl", "boot": "boot", "hugepages": "hugepages", "advice": "advice"}[case.parent.name]
     if facts.get(family):
         assert family in _sections(text), text
 

@@ -114,7 +114,9 @@ def test_any_mutated_host_file_gives_a_plan_or_one_line(files, tmp_path_factory,
     before = tree_digest(root)
     status, out, err = run("apply", "--root", root, "--policy", policy, "--yes")
     _one_line_or_plan(status, out, err)
-    if status != 0:
+    # A refusal or a rolled-back run leaves the tree as it was; a run that wrote what it could
+    # and exits 1 because a critical finding stands says so in its one "not met" line.
+    if status != 0 and "the policy is not met: " not in err:
         assert tree_digest(root) == before, err
     shutil.rmtree(root.parent, ignore_errors=True)
 

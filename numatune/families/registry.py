@@ -61,6 +61,8 @@ DECLARED = (
              write_kinds=("blockattr", "multipath")),
     # Runs for [hugepages]: count = "auto" sizes the pool from its instances (from /etc/oratab when the policy
     # names none; with none found the pool is left alone, issue #13).
+    # The papers' host-level advice (MTU, listeners, irqbalance) on any Oracle host, whatever the policy.
+    Declared("advice", ("network", "cpu", "oracle"), (), present_if=("/etc/oratab",)),
     Declared("oracle", ("oracle", "memory"), ("oracle",), runs_for=("hugepages",), present_if=("/etc/oratab",),
              needs=("hugepages",),
              editors=("oracle_pfile_set", "oracle_memlock", "oracle_generated"), write_kinds=("sql",)),

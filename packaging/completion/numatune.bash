@@ -11,18 +11,18 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --exit-code --help" -- "$cur")) ;;
     apply)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --confirm-within) return ;;
@@ -54,8 +54,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
@@ -63,8 +63,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
@@ -93,8 +93,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --help" -- "$cur")) ;;
     esac
