@@ -98,7 +98,7 @@ def cmd_apply(args):
         engine.check_ready(root)
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
-        return _unmet_status(plan.findings)
+        return _unmet_status(plan.findings, policy.data)
     engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, changes):
         print("nothing applied")
@@ -138,15 +138,15 @@ def cmd_apply(args):
         for f in findings:
             print("\n".join(finding_lines(f, style)))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
-    status = max([f.exit_status for f in findings] + [_unmet_status(findings)])
+    status = max([f.exit_status for f in findings] + [_unmet_status(findings, policy.data)])
     if window:
         return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or status
     return status
 
 
-def _unmet_status(findings):
-    """1 with one line on stderr when a critical finding still stands after the run."""
-    line = engine.unmet_line(findings)
+def _unmet_status(findings, data):
+    """1 with one line on stderr when a critical finding under the policy's rules still stands after the run."""
+    line = engine.unmet_line(findings, set(data))
     if line is None:
         return 0
     sys.stderr.write(line + "\n")

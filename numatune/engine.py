@@ -178,17 +178,22 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
 # What every front end (the CLI, the review screen) asks of a plan, a
 # transaction or a write: computed here once, so the screens only show it.
 
-def unmet(findings):
+def unmet(findings, tables=None):
     """Critical findings that still stand: what apply could not make true (a
     cpuset naming CPUs the host lacks, a misspelt sysctl key). A finding that
-    waits for a reboot or a restart is not one: that fix is made, and pending."""
+    waits for a reboot or a restart is not one: that fix is made, and pending.
+    ``tables``: the policy's top-level tables; a finding whose rule names
+    none of them (numa=off, rule kernel.cmdline.absent, seen by a policy with
+    no [kernel]) is the host's: reported, but not the policy unmet. A rule
+    names a table anywhere in its path (oracle.hugepages answers [hugepages])."""
     pending = {f.rule for f in findings if f.pending and f.rule}
-    return [f for f in findings if f.severity == "critical" and not f.pending and f.rule not in pending]
+    return [f for f in findings if f.severity == "critical" and not f.pending and f.rule not in pending
+            and (tables is None or not f.rule or set(f.rule.split(".")) & set(tables))]
 
 
-def unmet_line(findings):
+def unmet_line(findings, tables=None):
     """One line naming what is not met, or None."""
-    left = unmet(findings)
+    left = unmet(findings, tables)
     if not left:
         return None
     return "numatune: the policy is not met: %s" % "; ".join("%s (%s)" % (f.id, f.message) for f in left)

@@ -73,15 +73,18 @@ def test_an_unknown_area_gets_did_you_mean(cli, host):
 @pytest.mark.parametrize("key, guess", [("kernel.numa_balancng", "kernel.numa_balancing"),
                                         ("vm.zone_reclaim_mod", "vm.zone_reclaim_mode"),
                                         ("kernal.numa_balancing", "kernel.numa_balancing")])
-def test_a_misspelt_sysctl_is_a_warning_with_did_you_mean(cli, host, tmp_path, key, guess):
+def test_a_misspelt_sysctl_is_critical_with_did_you_mean(cli, host, tmp_path, key, guess):
+    # #25: a key apply can never set is a policy apply cannot meet: critical, and apply exits 1 naming it.
     root, _ = host
     policy = write(tmp_path, "typo.toml", '[sysctl]\n"%s" = 0\n' % key)
     status, out, _ = cli("plan", "--root", root, "--policy", policy, "--format", "json")
     finding = {f["id"]: f for f in json.loads(out)["findings"]}["sysctl.unknown:" + key]
-    assert finding["severity"] == "warning" and "did you mean %s?" % guess in finding["message"]
+    assert finding["severity"] == "critical" and "did you mean %s?" % guess in finding["message"]
     status, out, _ = cli("plan", "--root", root, "--policy", policy)
-    assert "matches the policy" not in out and "WARNING" in out
-    assert cli("check", "--root", root, "--policy", policy, "--format", "nagios")[0] == 1
+    assert "matches the policy" not in out and "CRITICAL" in out
+    assert cli("check", "--root", root, "--policy", policy, "--format", "nagios")[0] == 2
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 1 and "the policy is not met: sysctl.unknown:" + key in err
 
 
 def test_did_you_mean_reads_the_roots_proc_sys(cli, host, tmp_path):

@@ -9,7 +9,8 @@ def facts_lines(facts):
     if not mine:
         return []
     pids = mine.get("listeners") or []
-    irq = "%s, %s at boot" % ("running" if mine.get("irqbalance_running") else "not running",
+    running = mine.get("irqbalance_running")
+    irq = "%s, %s at boot" % ("running" if running else "not running" if running is False else "running unknown",
                               "enabled" if mine.get("irqbalance_enabled") else "not enabled")
     small = sorted(n for n, i in (mine.get("nics") or {}).items()
                    if not i.get("virtual") and i.get("operstate") == "up" and str(i.get("mtu")) == "1500")

@@ -17,9 +17,12 @@ def read(root, data):
     from numatune.families.network.facts import read_interfaces
     nics = {name: {k: info.get(k) for k in ("mtu", "operstate", "virtual", "numa_node", "master")}
             for name, info in read_interfaces(root).items()}
-    procs = table(root).by_comm(("tnslsnr", "irqbalance"))
+    procs_table = table(root)
+    procs = procs_table.by_comm(("tnslsnr", "irqbalance"))
+    # A captured tree without processes (a copy, most snapshots) cannot say irqbalance is not running.
+    seen = bool(procs_table.pids())
     enabled = any(root.exists(p) for p in WANTS) or any(root.glob(d, "S??irqbalance") for d in RC_DIRS)
-    return {"nics": nics, "listeners": procs.get("tnslsnr", []), "irqbalance_running": "irqbalance" in procs,
+    return {"nics": nics, "listeners": procs.get("tnslsnr", []), "irqbalance_running": "irqbalance" in procs if seen else None,
             "irqbalance_enabled": enabled}
 
 
@@ -63,7 +66,7 @@ def _listeners(data, mine, nodes):
 
 def _irqbalance(data, mine, nodes):
     placed = any(rule.get("irq_affinity") for rule in data.get("net", []))
-    if mine["irqbalance_running"] or mine["irqbalance_enabled"] or placed:
+    if mine["irqbalance_running"] is not False or mine["irqbalance_enabled"] or placed:
         return
     yield _f("irqbalance", "warning", "irqbalance",
              "irqbalance is neither running nor enabled and no [[net]] rule sets irq_affinity: on this %d-node "
