@@ -240,6 +240,22 @@ def cmd_snapshot(args):
     return 0
 
 
+def cmd_recommend(args):
+    from numatune import recommend
+    from numatune.recommend.document import to_json
+    root = _root(args)
+    rec = recommend.build(root)
+    text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
+    if args.out:
+        from numatune.report.check import write_atomically
+        write_atomically(args.out, text)
+        print("wrote %s; plan it with: numatune plan --policy %s%s" % (
+            args.out, args.out, "" if root.is_live else " --root " + args.root))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_review(args):
     try:
         import numatune_tui  # noqa: F401
