@@ -241,10 +241,10 @@ def cmd_snapshot(args):
 
 
 def cmd_recommend(args):
-    from numatune import recommend
+    from numatune.recommend.build import build
     from numatune.recommend.document import to_json
     root = _root(args)
-    rec = recommend.build(root)
+    rec = build(root)
     text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
     if args.out:
         from numatune.report.check import write_atomically

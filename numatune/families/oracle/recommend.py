@@ -6,6 +6,11 @@ out with the question."""
 from numatune.families.oracle import version as versions
 from numatune.recommend.entry import CAGING_RAC, CPU_COUNT, SUPERDOME, Entry, nodes, note
 
+# The hugepages family plans no node's pool above this share of its memory
+# (its MAX_SHARE; imported from there it would be an import cycle through oracle.pool,
+# so tests/test_recommend.py checks they agree).
+NODE_SHARE = 0.9
+
 
 def _clean(value):
     return (value or "").strip("'\"").upper()
@@ -24,15 +29,14 @@ def _knows(inst, name):
 def short_nodes(facts):
     """Nodes where the pool count = "auto" places cannot be had ({node: (kB wanted, kB the node may give)}):
     use_large_pages = ONLY would then keep instances from starting, so it is asked, not set."""
-    from numatune.families.hugepages.knob import MAX_SHARE
     auto = ((facts.get("resolved") or {}).get("hugepages") or {}).get("auto") or {}
     topo = (facts.get("topology") or {}).get("nodes") or {}
     out = {}
     for nid, pages in (auto.get("placement") or {}).items():
         total = (topo.get(str(nid)) or {}).get("mem_total_kb")
         want = pages * auto.get("kb", 2048)
-        if total is None or want > MAX_SHARE * total:
-            out[str(nid)] = (want, int(MAX_SHARE * (total or 0)))
+        if total is None or want > NODE_SHARE * total:
+            out[str(nid)] = (want, int(NODE_SHARE * (total or 0)))
     return out
 
 
@@ -70,13 +74,22 @@ def _instance(inst, sized, several, short):
                     source=(SUPERDOME,), plans=tuple("oracle.param:%s:%s" % (sid, k.lower()) for k in want), note=(
             "%s (release %s, %s): now %s." % (sid, release, (inst.get("param_file") or {}).get("kind") or "no "
                                               "parameter file", now),
-            "%s: Oracle's NUMA support gave +27%% TPM (Table 12) and HugePages +13%% on top; use_large_pages = "
-            "ONLY is set only with a pool that holds the SGA (the plan refuses it otherwise). Both take effect "
-            "at the instance's next restart: numatune edits the parameter file, it stops nothing." % SUPERDOME))
+            _why(want)))
     for name, value, question in ask:
         yield Entry(table="oracle.instance", array=True, value={"sid": sid, "parameters": {name: value}},
                     source=(SUPERDOME,), question=question,
                     note=("%s: HugePages gave +13%% TPM and page tables fell from 5.5 GB to 175 MB." % SUPERDOME,))
+
+
+def _why(want):
+    said = []
+    if "_enable_NUMA_support" in want:
+        said.append("%s: Oracle's NUMA support gave +27%% TPM (Table 12)." % SUPERDOME)
+    if "use_large_pages" in want:
+        said.append("%s: HugePages gave +13%% TPM on top of it (Table 12); ONLY is set because the pool "
+                    "count = \"auto\" plans holds this SGA on its nodes." % SUPERDOME)
+    return " ".join(said) + (" Takes effect at the instance's next restart: numatune edits the parameter file, "
+                             "it stops nothing.")
 
 
 def _caging(instances):
