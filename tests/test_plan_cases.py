@@ -10,6 +10,9 @@ A write's long text (a whole rules file a write puts in place) may stand in
 expected.json as ``{"$file": "expected.<name>"}``: the text of that file in
 the case folder, compared exactly, and readable as the file it becomes.
 
+expected.json may list ``"compliant"``: {rule, message} entries the plan
+must say among its compliant rules (what it says when nothing is needed).
+
 expected.json may say ``"roundtrip": false`` with a ``"why"``: for changes
 that need the live host (a host tool, a socket, netlink, a database)."""
 import json
@@ -25,7 +28,7 @@ CASES_DIR = Path(__file__).parent / "cases"
 # Exactly two levels down: roots below a case hold sysfs-style links that a
 # recursive walk must not follow, and cases/bad_policies holds loose files.
 CASES = sorted(p.parent for p in CASES_DIR.glob("*/*/policy.toml"))
-KEYS = {"changes", "findings", "roundtrip", "why"}
+KEYS = {"changes", "findings", "compliant", "roundtrip", "why"}
 CHANGE_KEYS = ("id", "current", "desired", "scope", "writes")
 FINDING_KEYS = ("id", "severity")
 # Every family has a case; the four whose inline tests were the only record
@@ -76,6 +79,9 @@ def test_plan_case(case, tmp_path, cli):
     got = [{k: c[k] for k in CHANGE_KEYS} for c in plan["changes"]]
     assert got == expected["changes"]
     assert [{k: f[k] for k in FINDING_KEYS} for f in plan["findings"]] == expected["findings"]
+    said = [{"rule": c["rule"], "message": c["message"]} for c in plan["compliant"]]
+    for entry in expected.get("compliant", []):
+        assert entry in said, "%s not among %s" % (entry, said)
 
     if expected.get("roundtrip", True) is False:
         assert expected.get("why", "").strip(), "say why this case cannot be applied to a copy"

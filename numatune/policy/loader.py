@@ -89,20 +89,28 @@ def schema_error(path, text, err):
     return PolicyError("%s: %s" % (where, err.message), err.hint)
 
 
-def merge(base, over):
+def merge(base, over, spec=None):
     """Later files override earlier ones key by key; arrays of tables
-    (``[[block]]``) add to each other, other arrays replace."""
+    (``[[block]]``) add to each other, other arrays replace. A table whose
+    schema says ``whole_entries`` takes a later file's entry whole: a sysctl
+    rule's ``at_least`` must replace an earlier ``value``, not sit beside it."""
     out = dict(base)
+    whole = getattr(spec, "whole_entries", False)
     for key, value in over.items():
         old = out.get(key)
-        if isinstance(old, dict) and isinstance(value, dict):
-            out[key] = merge(old, value)
+        if isinstance(old, dict) and isinstance(value, dict) and not whole:
+            out[key] = merge(old, value, _field(spec, key))
         elif (isinstance(old, list) and isinstance(value, list) and value
               and all(isinstance(v, dict) for v in value + old)):
             out[key] = old + value
         else:
             out[key] = value
     return out
+
+
+def _field(spec, key):
+    fields = getattr(spec, "fields", None)
+    return fields.get(key) if fields is not None else None
 
 
 def resolve_ref(ref, relative_to, shipped_dir):

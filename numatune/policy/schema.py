@@ -94,8 +94,10 @@ class Table:
     """Known keys in ``fields``; other keys allowed only if ``extra`` is given,
     and then they must match ``extra_key`` (a regex) and validate as ``extra``."""
 
-    def __init__(self, fields=None, extra=None, extra_key=None, extra_doc="", doc=""):
+    def __init__(self, fields=None, extra=None, extra_key=None, extra_doc="", doc="", whole_entries=False):
         self.fields = fields or {}
+        # A later policy file's entry replaces an earlier one whole (policy.loader.merge).
+        self.whole_entries = whole_entries
         self.extra = extra
         self.extra_key = re.compile(extra_key) if extra_key else None
         self.extra_doc = extra_doc

@@ -119,7 +119,7 @@ def load(refs, root=None, cwd=None):
     data = {}
     for ref in refs:
         path = resolve_ref(ref, cwd or os.getcwd(), shipped_dir())
-        data = merge(data, _load_chain(path, spec, texts, order, ()))
+        data = merge(data, _load_chain(path, spec, texts, order, ()), spec)
     data.setdefault("policy", {})
     data["policy"].pop("extends", None)
     from numatune.policy.waiver import normalize
@@ -160,9 +160,9 @@ def _load_chain(path, spec, texts, order, stack):
         if not os.path.isfile(parent):
             raise PolicyError("%s: policy.extends: %s: no such policy file" % (where, parent),
                               "paths are relative to the file that names them")
-        merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,)))
+        merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,)), spec)
     order.append(path)
-    return merge(merged, own)
+    return merge(merged, own, spec)
 
 
 def _cross_check(policy):

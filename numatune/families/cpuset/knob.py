@@ -195,7 +195,8 @@ WHY_DEFAULT = {
     "create": "Oracle's processor_group_name binds the instance to this cpuset's CPUs and memory nodes "
               "(it refuses to start without it: ORA-56729)",
     "cpus": "the instance runs on the CPUs of the nodes that hold its memory",
-    "mems": "the instance's memory stays on the nodes of its CPUs: remote memory costs about 2.15x local",
+    "mems": "the instance's memory stays on the nodes of its CPUs: a remote SGA did 2.15x fewer logical reads "
+            "per second (000_bee41b021388c063.txt)",
     "memory_migrate": "pages move with the cpuset's mems, so an instance's SGA follows its nodes",
     "cpu_exclusive": "no other cpuset shares these CPUs with the instance",
     "mem_exclusive": "no other cpuset shares these memory nodes with the instance",

@@ -6,7 +6,7 @@ commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
 from numatune.facts import manifest
 from numatune.families.sysctl import facts as facts_sysctl
-from numatune.families.sysctl import spelling, support
+from numatune.families.sysctl import minimum, spelling, support
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 
@@ -18,32 +18,33 @@ HEADER = ("# Managed by numatune (%s). Changes here are overwritten by\n"
 # Dots separate levels; no '/', no empty or '..' component: a key is never a path trick.
 KEY_RE = r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_:-]+)+$"
 VALUE = Scalar(int, str, check=lambda v: "must be one line" if isinstance(v, str) and "\n" in v else None)
+# A floor, not a value: a host already higher keeps its value (per field for tcp_rmem's three).
+AT_LEAST = Scalar(int, str, check=minimum.problem)
 POLICY = {
     "sysctl": Table(
-        extra=Either(VALUE, Table({"value": VALUE, "why": WHY})),
+        extra=Either(VALUE, Table({"value": VALUE, "at_least": AT_LEAST, "why": WHY})),
         extra_key=KEY_RE,
-        extra_doc="sysctl names look like kernel.numa_balancing"),
+        extra_doc="sysctl names look like kernel.numa_balancing",
+        whole_entries=True),
 }
 # Keys other families own; setting them here would make two rules fight.
 OWNED_ELSEWHERE = {"vm.nr_hugepages": "[hugepages] count", "vm.nr_hugepages_mempolicy": "[hugepages]"}
 
 
 def check_policy(data):
-    for key in data.get("sysctl", {}):
+    for key, spec in data.get("sysctl", {}).items():
         if key in OWNED_ELSEWHERE:
             yield SchemaError("sysctl.%s" % key, "sysctl.%s conflicts with %s" % (key, OWNED_ELSEWHERE[key]),
                               "set it in %s only" % OWNED_ELSEWHERE[key])
+        if isinstance(spec, dict) and ("value" in spec) == ("at_least" in spec):
+            yield SchemaError("sysctl.%s" % key, "sysctl.%s needs exactly one of value and at_least" % key,
+                              "value = N sets N; at_least = N raises a lower value to N and keeps a higher one",
+                              parts=("sysctl", key))
 
 
 def rules(data):
-    """[(key, value, why)] from the [sysctl] table."""
-    out = []
-    for key, spec in data.get("sysctl", {}).items():
-        if isinstance(spec, dict):
-            out.append((key, facts_sysctl.normalize(spec["value"]), spec.get("why", "")))
-        else:
-            out.append((key, facts_sysctl.normalize(spec), ""))
-    return out
+    """[(key, kind, value, why)] from the [sysctl] table; kind "value" or "at_least"."""
+    return [(key,) + minimum.spec_of(spec) for key, spec in data.get("sysctl", {}).items()]
 
 
 def area_of(key):
@@ -55,9 +56,9 @@ def area_of(key):
 
 
 def read(root, data, extra_keys=()):
-    keys = [k for k, _, _ in rules(data)] + list(extra_keys)
+    keys = [r[0] for r in rules(data)] + list(extra_keys)
     live = facts_sysctl.read_live(root, keys)
-    missing = [k for k, _, _ in rules(data) if live.get(k) is None]
+    missing = [r[0] for r in rules(data) if live.get(r[0]) is None]
     out = {"live": live, "files": facts_sysctl.read_files(root), "near": spelling.read(root, missing)}
     if any(v is None for v in live.values()):
         # Why a key is missing: the kernel's version, and what a capture tried.
@@ -67,8 +68,12 @@ def read(root, data, extra_keys=()):
     return out
 
 
-def persist(key, desired, why, facts, data, area=None, live_supported=True):
-    """Changes and findings that make ``desired`` win at boot."""
+def persist(key, desired, why, facts, data, area=None, live_supported=True, at_least=None):
+    """Changes and findings that make ``desired`` win at boot; with ``at_least``
+    any boot value at or above that minimum (per field) will do, and ``desired``
+    (the value written live) is what our file gets when one is needed."""
+    def ok(value):
+        return value == desired if at_least is None else bool(minimum.meets(value, at_least))
     files = facts["files"]
     area = area or area_of(key)
     foreign = data.get("policy", {}).get("foreign_files", "edit")
@@ -83,11 +88,12 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
                       message="numatune commented out %s in %s, but /run is rebuilt at each boot: whatever writes "
                               "that file puts the line back, and %s = %s is lost at boot" % (key, path, key, desired),
                       why="change the tool that writes %s (a tuned profile's [sysctl]?)" % path)
-    if win and win[0] == desired and not runtime:
-        yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)" % (key, desired, win[1], win[2]), area)
+    if win and ok(win[0]) and not runtime:
+        yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)%s" % (
+            key, win[0], win[1], win[2], _floor_text(win[0], at_least)), area)
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
-    if not ours_value or ours_value[0] != desired:
+    if not ours_value or not ok(ours_value[0]):
         yield Change(
             id="sysctl.persist:" + key, area=area, target="%s: %s" % (ours, key),
             current=win[0] if win else None, desired=desired, scope="persistent",
@@ -97,7 +103,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
         if f["path"] not in after_ours:
             continue
         for number, k, value in f["settings"]:
-            if k != key or value == desired:
+            if k != key or ok(value):
                 continue
             if foreign == "report":
                 yield Finding(
@@ -125,7 +131,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
 
 def diff(data, facts):
     mine = facts[NAME]
-    for key, desired, why in rules(data):
+    for key, kind, wanted, why in rules(data):
         live = mine["live"].get(key)
         area = area_of(key)
         if live is None and not spelling.known(key):
@@ -138,20 +144,44 @@ def diff(data, facts):
                                   % (key, " (did you mean %s?)" % guess if guess else ""),
                           why="fix or remove the key in the policy")
             continue
+        floor = wanted if kind == "at_least" else None
         if live is None:
-            yield from _missing(key, desired, why, mine, data, area)
+            yield from _missing(key, minimum.raised(None, wanted) if floor else wanted, why, mine, data, area,
+                                floor)
+            continue
+        desired = minimum.raised(live, floor) if floor else wanted
+        if desired is None:
+            yield Finding(id="sysctl.not-comparable:" + key, severity="warning", area=area, target=key,
+                          rule="sysctl." + key,
+                          message="%s = %s cannot be compared field by field with at_least %s: not set"
+                                  % (key, live, floor),
+                          why="give at_least as many integers as the key has fields, or use value")
             continue
         if live != desired:
+            action = "write %s" % facts_sysctl.key_path(key)
+            if floor and minimum.above(live, floor):
+                action += " (fields below the minimum %s raised; the host's higher fields kept)" % floor
             yield Change(
                 id="sysctl.live:" + key, area=area, target=key, current=live, desired=desired,
-                scope="live", action="write %s" % facts_sysctl.key_path(key), why=why, rule="sysctl." + key,
+                scope="live", action=action, why=why, rule="sysctl." + key,
                 writes=[Write(kind="value", path=facts_sysctl.key_path(key), value=desired, format="words")])
         else:
-            yield Compliant("sysctl.live:" + key, "%s = %s live" % (key, desired), area)
-        yield from persist(key, desired, why, mine, data, area)
+            yield Compliant("sysctl.live:" + key, "%s = %s live%s" % (key, desired, _floor_text(live, floor)), area)
+        yield from persist(key, desired, why, mine, data, area, at_least=floor)
 
 
-def _missing(key, desired, why, mine, data, area):
+def _floor_text(have, floor):
+    """What the plan says of an at_least rule a value meets."""
+    if floor is None:
+        return ""
+    if minimum.above(have, floor):
+        if len(floor.split()) > 1:
+            return ", already at or above the minimum %s in every field: kept" % floor
+        return ", already above the minimum %s: kept" % floor
+    return ", the minimum %s" % floor
+
+
+def _missing(key, desired, why, mine, data, area, floor=None):
     """A key without its /proc/sys file: not supported, or only not captured."""
     info = mine.get("missing") or {}
     answer, reason = support.support(key, facts_sysctl.key_path(key), info.get("is_live", False),
@@ -168,7 +198,7 @@ def _missing(key, desired, why, mine, data, area):
     # The kernel has it: the next boot gets it from sysctl.d, whatever the capture lacks.
     yield Finding(id="sysctl.not-captured:" + key, severity="info", area=area, target=key, rule="sysctl." + key,
                   message="%s: %s: its live value is not known; persisted for the next boot" % (key, reason))
-    yield from persist(key, desired, why, mine, data, area)
+    yield from persist(key, desired, why, mine, data, area, at_least=floor)
 
 
 # Editors: pure functions from a file's current text (None: absent) to its new text.

@@ -142,6 +142,16 @@ def _sysctl_conflict(tuned_value, wanted):
     return _norm(tuned_value) != _norm(wanted)
 
 
+def _below_floor(tuned_value, floor):
+    """tuned's value against an at_least rule: ">N" only raises, so it never
+    undoes the floor; "<N" or a plain value does when it is below it."""
+    from numatune.families.sysctl import minimum
+    m = re.match(r"^([<>])\s*(-?\d+)$", tuned_value)
+    if m:
+        return m.group(1) == "<" and not minimum.meets(m.group(2), floor)
+    return not minimum.meets(tuned_value, floor)
+
+
 def _latency_state(value, cpuidle):
     """The deepest cpuidle state index force_latency allows, or None."""
     first = value.split("|")[0].strip()
@@ -161,15 +171,21 @@ def _latency_state(value, cpuidle):
 def conflicts(data, profile, cpuidle=None):
     """[(knob, tuned value, policy value, where, area)] where tuned differs."""
     out = []
-    sysctl = {}
+    sysctl, floors = {}, {}
     for key, spec in (data.get("sysctl") or {}).items():
-        sysctl[key] = str(spec["value"] if isinstance(spec, dict) else spec)
+        # Here, not at the top: a journal record naming a tuned editor imports no other family.
+        from numatune.families.sysctl import minimum
+        kind, value, _ = minimum.spec_of(spec)
+        sysctl[key] = value if kind == "value" else "at least " + value
+        if kind == "at_least":
+            floors[key] = value
     kernel = data.get("kernel") or {}
     cpu = data.get("cpu") or {}
     cmdline = kernel.get("cmdline") or {}
     boot_args = []
     for plugin, key, value, where in effective(profile):
-        if plugin == "sysctl" and key in sysctl and _sysctl_conflict(value, sysctl[key]):
+        if plugin == "sysctl" and key in sysctl and (
+                _below_floor(value, floors[key]) if key in floors else _sysctl_conflict(value, sysctl[key])):
             area = "memory" if key.startswith("vm.") else "network" if key.startswith("net.") else "kernel"
             out.append(("sysctl " + key, value, sysctl[key], where, area))
         elif plugin == "vm" and key in ("transparent_hugepages", "transparent_hugepage") and \
