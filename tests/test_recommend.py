@@ -208,3 +208,19 @@ def test_review_recommend_opens_on_the_recommended_policy(cli, tmp_path, monkeyp
     assert seen["data"]["hugepages"]["count"] == "auto"
     assert seen["data"]["oracle"]["instance"][0]["parameters"]["use_large_pages"] == "ONLY"
     assert "numatune recommend --root %s --out /etc/numatune/policy.toml" % root in out
+
+
+def test_socket_buffers_are_minimums_and_never_lowered(cli, tmp_path):
+    root = _case_copy(CASES_DIR / "oracle" / "version-aware", tmp_path)
+    write(root, "/proc/sys/net/core/rmem_max", "212992\n")
+    write(root, "/proc/sys/net/core/wmem_max", "33554432\n")
+    write(root, "/proc/sys/net/ipv4/tcp_rmem", "4096\t131072\t6291456\n")
+    path, text = _recommend(cli, root, tmp_path)
+    sysctl = _set(text)["sysctl"]
+    assert sysctl["net.core.rmem_max"]["at_least"] == 16777216
+    assert "net.core.wmem_max" not in sysctl      # the host's 32 MiB is above the paper's 16 MiB
+    assert sysctl["net.ipv4.tcp_rmem"]["at_least"] == "4096 87380 16777216"
+    desired = {c["target"]: c["desired"] for c in _plan(cli, root, path)["changes"] if c["scope"] == "live"}
+    # Per field: the host's higher default (131072) stays, the ceiling rises to the paper's.
+    assert desired["net.ipv4.tcp_rmem"].split() == ["4096", "131072", "16777216"]
+    assert "net.core.wmem_max" not in desired

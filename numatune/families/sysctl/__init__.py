@@ -5,7 +5,9 @@ from numatune.families.sysctl import facts_text, knob
 from numatune.families.sysctl.rivals import rivals
 
 # Read whatever the policy: recommend compares the host's value with the source's.
-SURVEY = {"sysctl": {"kernel.numa_balancing": {"value": 0}}}
+SURVEY = {"sysctl": {"kernel.numa_balancing": {"value": 0}, "net.core.rmem_max": {"value": 0},
+                     "net.core.wmem_max": {"value": 0}, "net.ipv4.tcp_rmem": {"value": "0 0 0"},
+                     "net.ipv4.tcp_wmem": {"value": "0 0 0"}}}
 
 
 def _recommend(facts):
