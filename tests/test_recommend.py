@@ -224,3 +224,19 @@ def test_socket_buffers_are_minimums_and_never_lowered(cli, tmp_path):
     # Per field: the host's higher default (131072) stays, the ceiling rises to the paper's.
     assert desired["net.ipv4.tcp_rmem"].split() == ["4096", "131072", "16777216"]
     assert "net.core.wmem_max" not in desired
+
+
+def test_a_bond_and_nics_are_asked_about_never_set(cli, tmp_path):
+    root = _case_copy(CASES_DIR / "network" / "bond-up", tmp_path)
+    text, _ = _loads_and_is_safe(cli, root, tmp_path)
+    data = _set(text)
+    assert "bond" not in data and "net" not in data           # switch-dependent: commented, with the reason
+    assert "QUESTION: Does bond0 serve Oracle, and is its switch side an LACP port channel" in text
+    assert '#   xmit_hash_policy = "layer3+4"' in text
+    assert 'match = {name = "eth2"}' not in text          # a slave follows its bond
+
+
+def test_a_rac_instance_is_told_what_parallel_instance_group_needs(cli, tmp_path):
+    root = _case_copy(CASES_DIR / "oracle" / "rac-services", tmp_path)
+    text, _ = _loads_and_is_safe(cli, root, tmp_path)
+    assert "RAC instance(s) orcl1" in text and "000_bee41b021388c063.txt" in text

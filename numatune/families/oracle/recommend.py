@@ -113,6 +113,17 @@ def _caging(instances):
                           "binding to a cpuset in its runs." % (CPU_COUNT, CAGING_RAC)))
 
 
+def _rac(instances, ora):
+    """parallel_instance_group per RAC service: which services run where is the cluster's, not in these facts
+    unless `srvctl config service` output was given."""
+    rac = [i["sid"] for i in instances if _clean((i.get("params") or {}).get("cluster_database")) == "TRUE"]
+    if rac and not ora.get("srvctl"):
+        yield note("oracle", "RAC instance(s) %s (cluster_database = TRUE): %s sets parallel_instance_group to a "
+                   "service per instance so parallel queries and In-Memory population stay on the service's "
+                   "instances. The services' placement is not in these facts: name them with [[oracle.service]] "
+                   "or srvctl_config; nothing set." % (", ".join(rac), CAGING_RAC), source=(CAGING_RAC,))
+
+
 def _listeners(facts):
     interfaces = (facts.get("network") or {}).get("interfaces") or {}
     per_node = {}
@@ -148,5 +159,6 @@ def recommend(facts):
             continue
         yield from _instance(inst, inst["sid"] in sized, several, short)
     yield from _caging(instances)
+    yield from _rac(instances, ora)
     if several:
         yield from _listeners(facts)
