@@ -240,3 +240,29 @@ def test_a_rac_instance_is_told_what_parallel_instance_group_needs(cli, tmp_path
     root = _case_copy(CASES_DIR / "oracle" / "rac-services", tmp_path)
     text, _ = _loads_and_is_safe(cli, root, tmp_path)
     assert "RAC instance(s) orcl1" in text and "000_bee41b021388c063.txt" in text
+
+
+@pytest.mark.parametrize("case", ["oracle/version-aware", "storage/san-multipath", "network/bond-up",
+                                  "oracle/listeners-per-node", "oracle/binding-caging", "cpuset/remote-memory"])
+def test_every_asked_entry_uncommented_is_a_policy_plan_loads(case, cli, tmp_path):
+    root = _case_copy(CASES_DIR / case, tmp_path)
+    _, text = _recommend(cli, root, tmp_path)
+    answered = tmp_path / "answered.toml"
+    answered.write_text("\n".join(line[4:] if line.startswith("#   ") else line for line in text.splitlines()))
+    status, out, err = cli("plan", "--root", root, "--policy", answered, "--format", "json")
+    assert status == 0, err
+
+
+def test_an_asked_key_of_a_written_table_is_written_alone(capture, cli, tmp_path):
+    root = capture("x86_64-64cpu")      # bare metal, ondemand, intel_idle
+    _, text = _recommend(cli, root, tmp_path)
+    assert _set(text)["cpu"] == {"governor": "performance"}
+    assert "#   max_cstate = 1" in text and "#   [cpu]" not in text
+
+
+def test_a_guest_gets_no_governor(capture, cli, tmp_path):
+    root = capture("x86_64-64cpu")
+    cpuinfo = root / "proc" / "cpuinfo"
+    cpuinfo.write_text(cpuinfo.read_text().replace("flags\t\t: ", "flags\t\t: hypervisor "))
+    _, text = _recommend(cli, root, tmp_path)
+    assert "cpu" not in _set(text) and "A hypervisor runs this kernel" in text

@@ -30,8 +30,8 @@ class Recommendation:
         lines = ["Written by `numatune recommend` for %s from its facts. Review it: every entry says what the"
                  % (self.host or "this host"),
                  "host has now, what the source says and what it measured (the papers are cited by file name).",
-                 "Commented-out entries need a site decision: each asks its question. Plan it before applying:",
-                 "  numatune plan --policy THIS_FILE"]
+                 "Commented-out entries need a site decision: each asks its question; un-comment the lines",
+                 "under it to answer yes. Plan it before applying: `numatune plan --policy THIS_FILE`."]
         lines += ["PROBLEM: " + p for p in self.problems]
         return lines
 

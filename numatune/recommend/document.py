@@ -5,6 +5,7 @@ valid TOML."""
 import textwrap
 
 import tomlkit
+import tomlkit.items
 
 WIDTH = 100
 
@@ -61,7 +62,7 @@ def _container(doc, path, holder=False):
 def _place(doc, entry, note=False):
     """Put the entry in the document; ``note``: its comment lines just above it."""
     lines = entry.note if note else ()
-    path = entry.table.split(".") if entry.table != "sysctl" else ["sysctl"]
+    path = _path(entry)
     if entry.array:
         parent = _container(doc, path[:-1], holder=True) if len(path) > 1 else doc
         if path[-1] not in parent:
@@ -74,6 +75,31 @@ def _place(doc, entry, note=False):
     table.add(entry.key, _toml_value(entry.value))
 
 
+def _path(entry):
+    return entry.table.split(".") if entry.table != "sysctl" else ["sysctl"]
+
+
+def _ordered(entries):
+    """Entries in the families' order; within a table, what is set before what is asked, so an asked key
+    lands in the table that is already written."""
+    first = {}
+    for i, e in enumerate(entries):
+        first.setdefault(e.table, i)
+    return sorted(entries, key=lambda e: (first[e.table], 1 if e.question and not e.array else 0))
+
+
+def _open_table(doc, entry):
+    """The written (not super) table an asked key belongs in, or None."""
+    node = doc
+    for part in _path(entry):
+        if part not in node:
+            return None
+        node = node[part]
+    if isinstance(node, tomlkit.items.Table) and not node.is_super_table():
+        return node
+    return None
+
+
 def render(rec):
     """The policy file's text."""
     doc = tomlkit.document()
@@ -84,8 +110,16 @@ def render(rec):
     head.add("description", rec.description)
     head.add("extends", rec.extends)
     doc.add("policy", head)
-    for entry in rec.entries:
+    for entry in _ordered(rec.entries):
         if entry.extends:
+            continue
+        inside = _open_table(doc, entry) if entry.question and not entry.array else None
+        if inside is not None:
+            # Asked about a key of a table the policy already has: the key alone, so un-commenting it
+            # does not define the table twice.
+            _comment_lines(inside, list(entry.note) + ["QUESTION: " + entry.question])
+            for line in tomlkit.dumps({entry.key: _toml_value(entry.value)}).strip().splitlines():
+                inside.add(tomlkit.comment("  " + line))
             continue
         if entry.question or not entry.sets:
             # Comments between tables: a table's trailing comments read as its own, so each starts with a blank line.
