@@ -66,6 +66,8 @@ def build_parser():
     p.add_argument("--diff", action="store_true",
                    help="also show the unified diff of every file apply would edit (text output)")
     p.add_argument("--list-policies", action="store_true", help="list the shipped policies and exit")
+    p.add_argument("--exit-code", action="store_true",
+                   help="exit 1 when there is something to change, 0 when nothing (like git diff --exit-code)")
 
     p = sub.add_parser("apply", help="apply the plan, journaled and reversible")
     _common(p)

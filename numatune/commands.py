@@ -63,7 +63,8 @@ def cmd_plan(args):
         if args.diff:
             from numatune.report.diff import diff_text
             sys.stdout.write("\n" + diff_text(root, plan.changes, Style()))
-    return 0
+    # Like `git diff --exit-code`: 1 when there is something to change.
+    return 1 if getattr(args, "exit_code", False) and plan.changes else 0
 
 
 def _confirm(args, changes):
@@ -97,7 +98,7 @@ def cmd_apply(args):
         engine.check_ready(root)
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
-        return 0
+        return _unmet_status(plan.findings)
     engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, changes):
         print("nothing applied")
@@ -137,10 +138,19 @@ def cmd_apply(args):
         for f in findings:
             print("\n".join(finding_lines(f, style)))
         print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
-    status = max([f.exit_status for f in findings] + [0])
+    status = max([f.exit_status for f in findings] + [_unmet_status(findings)])
     if window:
         return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or status
     return status
+
+
+def _unmet_status(findings):
+    """1 with one line on stderr when a critical finding still stands after the run."""
+    line = engine.unmet_line(findings)
+    if line is None:
+        return 0
+    sys.stderr.write(line + "\n")
+    return 1
 
 
 def cmd_confirm(args):

@@ -178,6 +178,22 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
 # What every front end (the CLI, the review screen) asks of a plan, a
 # transaction or a write: computed here once, so the screens only show it.
 
+def unmet(findings):
+    """Critical findings that still stand: what apply could not make true (a
+    cpuset naming CPUs the host lacks, a misspelt sysctl key). A finding that
+    waits for a reboot or a restart is not one: that fix is made, and pending."""
+    pending = {f.rule for f in findings if f.pending and f.rule}
+    return [f for f in findings if f.severity == "critical" and not f.pending and f.rule not in pending]
+
+
+def unmet_line(findings):
+    """One line naming what is not met, or None."""
+    left = unmet(findings)
+    if not left:
+        return None
+    return "numatune: the policy is not met: %s" % "; ".join("%s (%s)" % (f.id, f.message) for f in left)
+
+
 FINAL_STATES = ("reverted", "rolled back")
 
 

@@ -13,6 +13,10 @@ the case folder, compared exactly, and readable as the file it becomes.
 expected.json may list ``"compliant"``: {rule, message} entries the plan
 must say among its compliant rules (what it says when nothing is needed).
 
+expected.json may say ``"apply_status": 1`` when a critical finding still
+stands after apply (the policy is not met): apply exits 1 and names it in
+one line on stderr.
+
 expected.json may say ``"roundtrip": false`` with a ``"why"``: for changes
 that need the live host (a host tool, a socket, netlink, a database)."""
 import json
@@ -28,7 +32,7 @@ CASES_DIR = Path(__file__).parent / "cases"
 # Exactly two levels down: roots below a case hold sysfs-style links that a
 # recursive walk must not follow, and cases/bad_policies holds loose files.
 CASES = sorted(p.parent for p in CASES_DIR.glob("*/*/policy.toml"))
-KEYS = {"changes", "findings", "compliant", "roundtrip", "why"}
+KEYS = {"changes", "findings", "compliant", "apply_status", "roundtrip", "why"}
 CHANGE_KEYS = ("id", "current", "desired", "scope", "writes")
 FINDING_KEYS = ("id", "severity")
 # Every family has a case; the four whose inline tests were the only record
@@ -88,7 +92,9 @@ def test_plan_case(case, tmp_path, cli):
         return
     before = tree_digest(root)
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
-    assert status == 0, out + err
+    assert status == expected.get("apply_status", 0), out + err
+    unmet = [line for line in err.splitlines() if line.startswith("numatune: the policy is not met: ")]
+    assert len(unmet) == (1 if status == 1 else 0), err
     assert _plan(cli, root, policy)["changes"] == []
     if expected["changes"]:
         status, out, err = cli("revert", "--last", "--root", root)

@@ -131,6 +131,11 @@ def _read_cpus(root):
         siblings = root.read_value(base + "/thread_siblings_list")
         if siblings is not None:
             entry["threads"] = _parsed(parse_cpulist, root, base + "/thread_siblings_list", siblings)
+        else:
+            # Kernels before the _list files (ia64's 2.6.18 on RHEL 5) give only the mask.
+            mask = root.read_value(base + "/thread_siblings")
+            if mask is not None:
+                entry["threads"] = _parsed(parse_cpumask, root, base + "/thread_siblings", mask)
         cpus[m.group(1)] = entry
     online = (_parsed(parse_cpulist, root, CPU_DIR + "/online", online_text) if online_text
               else sorted(int(c) for c in cpus))

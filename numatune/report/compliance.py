@@ -115,8 +115,8 @@ def classify(plan, facts=None):
             severity, note = "critical", ""
         else:
             severity, note = "warning", " (the running host is right; the next boot would not be)"
-        if c.drift_severity in ("info", "warning") and severity == "critical":
-            severity = c.drift_severity  # the family says this drift costs less than a critical one
+        if c.drift_severity in ("info", "warning") and RANK[c.drift_severity] < RANK[severity]:
+            severity = c.drift_severity  # the family says this drift costs less (a knob one node ignores: info)
         results.append(Result(
             id=c.id, area=c.area, state="drift", severity=severity, policy_key=c.rule, target=c.target,
             current=c.current, desired=c.desired, why=c.why,

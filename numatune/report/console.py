@@ -146,6 +146,13 @@ def summary_line(plan):
     return ", ".join(parts) + "."
 
 
+def _thp(thp):
+    """enabled and defrag, and where: RHEL 6 keeps both under redhat_transparent_hugepage."""
+    where = thp["path"].rsplit("/", 1)[0]
+    return "%s, defrag %s%s" % (thp["enabled"], thp.get("defrag") or "not read",
+                                "" if where == "/sys/kernel/mm/transparent_hugepage" else " (%s)" % where)
+
+
 def facts_text(facts):
     host, topo = facts["host"], facts["topology"]
     sm = topo["summary"]
@@ -162,7 +169,7 @@ def facts_text(facts):
                sm["threads_per_core"] or "?"),
             "NUMA:      %s node(s), memory on %s" % (sm["nodes"], _nodelist(memory))]
     thp = host["thp"]
-    out.append("THP:       %s" % ("%s (defrag %s)" % (thp["enabled"], thp["defrag"]) if thp else "not available"))
+    out.append("THP:       %s" % (_thp(thp) if thp else "not available"))
     nodes = topo["nodes"]
     if nodes:
         ids = sorted(nodes, key=int)

@@ -16,7 +16,7 @@ _numatune()
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --diff --list-policies --exit-code --help" -- "$cur")) ;;
     apply)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;

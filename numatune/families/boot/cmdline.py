@@ -67,7 +67,7 @@ def read(root, data):
     except BootConfigError as e:
         return {"config": None, "error": str(e), "grubby": None}
     grubby = shutil.which("grubby") if root.is_live else None
-    return {"config": asdict(cfg), "error": None, "grubby": grubby}
+    return {"config": asdict(cfg), "error": None, "grubby": grubby, "has_boot": root.exists("/boot")}
 
 
 def _has(args, arg):
@@ -115,10 +115,15 @@ def diff(data, facts):
     cfg = config(facts)
     listed = ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
-        yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
-                      rule="kernel.cmdline",
+        outside = not mine.get("has_boot", True)
+        # No /boot at all: the kernel is started from outside (a VM's direct kernel boot, PXE), so
+        # there is nothing here to fix; the arguments belong where it is started.
+        yield Finding(id="cmdline.no-bootloader", severity="info" if outside else "warning", area="kernel",
+                      target="bootloader", rule="kernel.cmdline",
                       message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
-                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted" % listed)
+                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted%s"
+                              % (listed, "; this host has no /boot, so its kernel is started from outside "
+                                         "(a VM's direct kernel boot, PXE): set them there" if outside else ""))
         return
     if cfg.kind == "none":
         # Only the files that feed later kernels and grub2-mkconfig: what the next boot gets is not known.

@@ -78,8 +78,8 @@ def specs(data):
 
 def read(root, data):
     names = [s["name"] for s in specs(data)]
-    if not names:
-        return {"hierarchy": None, "cpusets": {}}
+    # Without [[cpuset]] only `numatune facts` reads this family: the hierarchy
+    # and the cpusets already there are still what the host has.
     out = cgroups.read(root, names)
     out["slices"] = {}
     for name in names:

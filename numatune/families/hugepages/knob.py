@@ -211,7 +211,7 @@ def _live_per_node(want, kb, count, topo, why):
             continue
         mem = node.get("mem_total_kb")
         if mem and pages * kb > mem * MAX_SHARE:
-            yield Finding(id="hugepages.too-big:%s" % nid, severity="critical", area="memory", target=target,
+            yield Finding(id="hugepages.too-big:%s" % nid, severity="warning", area="memory", target=target,
                           rule="hugepages.count",
                           message="%d x %dkB pages would take %d%% of node %s's memory: not planned"
                                   % (pages, kb, pages * kb * 100 // mem, nid),

@@ -27,6 +27,9 @@ POLICY = {
         extra_doc="sysctl names look like kernel.numa_balancing",
         whole_entries=True),
 }
+# Knobs that act between NUMA nodes only: on a one-node host (most VMs) their drift costs
+# nothing, so it is info, never what makes `check` warn or fail there.
+NODE_KNOBS = ("kernel.numa_balancing", "vm.zone_reclaim_mode")
 # Keys other families own; setting them here would make two rules fight.
 OWNED_ELSEWHERE = {"vm.nr_hugepages": "[hugepages] count", "vm.nr_hugepages_mempolicy": "[hugepages]"}
 
@@ -130,6 +133,24 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
 
 
 def diff(data, facts):
+    one_node = (facts.get("topology") or {}).get("summary", {}).get("nodes") == 1
+    for item in _diff(data, facts):
+        if one_node and getattr(item, "rule", "").startswith("sysctl.") and item.rule[7:] in NODE_KNOBS:
+            item = _one_node(item)
+        yield item
+
+
+def _one_node(item):
+    """A NUMA-only knob on a one-node host: still planned, but its drift is info."""
+    if isinstance(item, Change):
+        item.drift_severity = "info"
+    elif isinstance(item, Finding) and item.severity == "warning" and item.id.startswith("sysctl.not-captured:"):
+        item.severity = "info"
+        item.message += " (one NUMA node: the knob has no effect here)"
+    return item
+
+
+def _diff(data, facts):
     mine = facts[NAME]
     for key, kind, wanted, why in rules(data):
         live = mine["live"].get(key)
@@ -138,7 +159,8 @@ def diff(data, facts):
             # Neither the kernel nor the list of known keys has it: most likely a typo,
             # and a rule that would silently do nothing.
             guess = spelling.suggest(key, mine.get("near", {}).get(key, ()))
-            yield Finding(id="sysctl.unknown:" + key, severity="warning", area=area, target=key,
+            # Critical: apply cannot meet the policy, and must not exit 0 as if it had.
+            yield Finding(id="sysctl.unknown:" + key, severity="critical", area=area, target=key,
                           rule="sysctl." + key,
                           message="%s is not a sysctl key this kernel or numatune knows%s: not set"
                                   % (key, " (did you mean %s?)" % guess if guess else ""),
