@@ -1,4 +1,5 @@
-"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot | policy | review``.
+"""Command line: ``numatune plan | apply | confirm | revert | history | facts | check | snapshot | policy |
+recommend | review``.
 
 Exit status: 0 done, 1 a failure during apply/revert (after rollback), or an
 apply that the kernel took in part (a HugePages pool filled less than asked:
@@ -122,8 +123,22 @@ def build_parser():
     v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
     verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
+    p = sub.add_parser("recommend", help="write the site policy the papers would write for this host",
+                       description="Read the facts of every family and write a complete, commented policy that "
+                                   "extends the right shipped one and adds what this host's shape calls for. "
+                                   "Each entry says what the host has now and what its source measured; entries "
+                                   "that need a site decision are commented out with the question. "
+                                   "Start with: numatune recommend > /etc/numatune/policy.toml")
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+    p.add_argument("--out", metavar="FILE", help="write the policy to FILE (atomically) instead of standard output")
+    p.add_argument("--format", choices=("toml", "json"), default="toml",
+                   help="toml: the commented policy (default); json: its entries, sources and questions")
+
     p = sub.add_parser("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
     _common(p, formats=())  # a screen: no --format or --verbose to ignore
+    p.add_argument("--recommend", action="store_true",
+                   help="review the plan of the policy `numatune recommend` writes for this host (stacked "
+                        "after any --policy), before saving it")
     return parser
 
 

@@ -250,6 +250,22 @@ def cmd_snapshot(args):
     return 0
 
 
+def cmd_recommend(args):
+    from numatune.recommend.build import build
+    from numatune.recommend.document import to_json
+    root = _root(args)
+    rec = build(root)
+    text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
+    if args.out:
+        from numatune.report.check import write_atomically
+        write_atomically(args.out, text)
+        print("wrote %s; plan it with: numatune plan --policy %s%s" % (
+            args.out, args.out, "" if root.is_live else " --root " + args.root))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_review(args):
     try:
         import numatune_tui  # noqa: F401
@@ -261,10 +277,34 @@ def cmd_review(args):
         raise UsageError("the review screen needs Textual, which is not installed",
                          "pip install 'numatune[tui]' (or the numatune-tui RPM)")
     # Validated as every command validates; review can apply, so a snapshot archive is refused.
-    root, policy = _prepare(args)
+    if not getattr(args, "recommend", False):
+        root, policy = _prepare(args)
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise UsageError("review needs a terminal", "use `numatune plan` (or `--format json`) in scripts")
+        return numatune_tui.run(root, policy, args.only, args.skip)
+    return _review_recommended(args, numatune_tui)
+
+
+def _review_recommended(args, numatune_tui):
+    """review --recommend: the plan of the policy `recommend` writes for this
+    host (after any --policy given), shown before the DBA saves it."""
+    import tempfile
+    from numatune.recommend.build import build
+    engine.check_areas(args.only)
+    engine.check_areas(args.skip)
+    root = _root(args, writes=True)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("review needs a terminal", "use `numatune plan` (or `--format json`) in scripts")
-    return numatune_tui.run(root, policy, args.only, args.skip)
+        raise UsageError("review needs a terminal", "use `numatune recommend --out FILE` and `numatune plan "
+                                                    "--policy FILE` in scripts")
+    with tempfile.TemporaryDirectory(prefix="numatune-recommend-") as tmp:
+        path = os.path.join(tmp, "recommended.toml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(build(root).text())
+        policy = engine.load_policy(list(args.policy) + [path], root)
+        status = numatune_tui.run(root, policy, args.only, args.skip)
+    print("to keep the recommended policy: numatune recommend%s --out /etc/numatune/policy.toml"
+          % ("" if root.is_live else " --root " + args.root))
+    return status
 
 
 def cmd_policy(args):

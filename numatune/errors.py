@@ -61,6 +61,8 @@ EXTRAS = {
     "prometheus_client": ("prometheus_client", "a dependency of numatune: pip install prometheus_client, "
                                                "or reinstall numatune"),
     "tomli": ("tomli", "a dependency of numatune: pip install tomli, or reinstall numatune"),
+    "tomlkit": ("tomlkit", "a dependency of numatune (recommend writes commented TOML with it): pip install "
+                           "tomlkit, or reinstall numatune"),
 }
 
 

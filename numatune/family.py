@@ -77,6 +77,12 @@ class Family:
     rivals: Callable = _no_rivals
     # facts_lines(facts) -> lines for `numatune facts` (text form).
     facts_lines: Callable = _nothing
+    # recommend(facts) -> Entry... (numatune.recommend.entry): what `numatune
+    # recommend` writes for this host's shape, each with its source and comment.
+    recommend: Optional[Callable] = None
+    # Policy tables that make read() gather what recommend needs (merged for one
+    # read of every family: which devices exist, not only those a policy names).
+    survey: Dict[str, object] = field(default_factory=dict)
 
     def owns(self, item):
         return getattr(item, "family", None) == self.name
@@ -99,7 +105,7 @@ def problems(families: Iterable[Family]):
         for attr in ("read", "diff", "check_policy", "rivals", "facts_lines"):
             if not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
-        for attr in ("resolve", "after_apply"):
+        for attr in ("resolve", "after_apply", "recommend"):
             if getattr(f, attr) is not None and not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
         for name, fn in f.editors.items():

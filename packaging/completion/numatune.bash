@@ -6,7 +6,7 @@ _numatune()
         case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
     done
     case "$cmd" in
-    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot policy review --help --version" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot policy recommend review --help --version" -- "$cur")) ;;
     plan)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -89,6 +89,13 @@ _numatune()
         case "$prev" in
         esac
         COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
+    recommend)
+        case "$prev" in
+            --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+            --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            --format) COMPREPLY=($(compgen -W "toml json" -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--root --out --format --help" -- "$cur")) ;;
     review)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -96,7 +103,7 @@ _numatune()
             --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --recommend --help" -- "$cur")) ;;
     esac
 }
 complete -F _numatune numatune

@@ -9,6 +9,11 @@ def diff(data, facts):
     yield from thp.diff(data, facts)
     yield from cmdline.diff(data, facts)
 
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.boot import recommend
+    return recommend.recommend(facts)
+
 
 FAMILY = Family(
     name=cmdline.NAME, areas=("kernel", "memory"), policy=cmdline.POLICY, read=cmdline.read, diff=diff,
@@ -29,4 +34,5 @@ FAMILY = Family(
         ("/sys/firmware/efi", r"^(fw_platform_size|systab)$", False),
         ("/sys/firmware/memmap/0", r"^type$", False),
     ), keep=(r"grub\.cfg", r"grubenv"), keep_all=("/boot/efi/EFI",)),
+    recommend=_recommend,
 )

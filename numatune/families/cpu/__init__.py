@@ -3,5 +3,14 @@ arguments that cap C-states)."""
 from numatune.family import Family
 from numatune.families.cpu import facts_text, knob
 
+SURVEY = {"cpu": {"governor": "performance"}}
+
+
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.cpu import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-                editors=knob.EDITORS, facts_lines=facts_text.facts_lines)
+                editors=knob.EDITORS, facts_lines=facts_text.facts_lines, recommend=_recommend, survey=SURVEY)

@@ -91,6 +91,15 @@ def dma_latency_holders(root):
     return [{"pid": pid, "comm": procs.comm(pid) or "?"} for pid in procs.holding(DMA_LATENCY)]
 
 
+def parse_hypervisor(text):
+    """Whether /proc/cpuinfo's flags say a hypervisor runs this kernel (None: no flags to tell)."""
+    flags = [line.split(":", 1)[1].split() for line in (text or "").splitlines()
+             if line.startswith("flags") and ":" in line]
+    return None if not flags else any("hypervisor" in f for f in flags)
+
+
 def read(root, online):
     return {"cpufreq": read_cpufreq(root, online), "cpuidle": read_cpuidle(root, online),
-            "dma_latency": dma_latency_holders(root)}
+            "dma_latency": dma_latency_holders(root),
+            # Governor and C-states are the host's to set, not a guest's: recommend asks.
+            "hypervisor": parse_hypervisor(root.read_text("/proc/cpuinfo"))}

@@ -3,6 +3,12 @@ persisted in cgconfig or systemd slices."""
 from numatune.family import Family, Snapshot
 from numatune.families.cpuset import cgroup_write, facts_text, knob
 
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.cpuset import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"cgroup": cgroup_write},
@@ -16,4 +22,5 @@ FAMILY = Family(
         ("/etc/cgconfig.d", r"\.conf$", False),
         ("/etc/systemd/system", r"\.slice$", False),
     ), keep=(r"cpuset\.[a-z_.]+", r"tasks", r"cgroup\.(procs|controllers|subtree_control)")),
+    recommend=_recommend,
 )

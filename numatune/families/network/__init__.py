@@ -3,6 +3,16 @@ IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
 from numatune.family import Family, Snapshot
 from numatune.families.network import facts, facts_text, knob, netdev
 
+# Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
+SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000}]}
+
+
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.network import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"netdev": netdev},
@@ -13,4 +23,5 @@ FAMILY = Family(
         ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
         ("/etc/systemd/network", r"\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
+    recommend=_recommend, survey=SURVEY,
 )

@@ -29,6 +29,12 @@ SH_HOMES = "\n".join(
     + ["        capture \"$home/%s\" '%s' 0" % (sub, pattern) for sub, pattern in HOME_PATTERNS]
     + ["    done"])
 
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.oracle import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("oracle", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"sql": sql_write},
@@ -38,4 +44,5 @@ FAMILY = Family(
         ("/etc/security", r"^limits\.conf$", False),
         ("/etc/security/limits.d", r"\.conf$", False),
     ), expand=home_patterns, sh_expand=SH_HOMES),
+    recommend=_recommend,
 )

@@ -4,6 +4,18 @@ rules and multipath.conf."""
 from numatune.family import Family, Snapshot
 from numatune.families.storage import blockattr, facts, facts_text, knob, multipath_write
 
+# Read every device's queue settings, whatever the policy names: the rule
+# recommend writes keeps a value the host already has higher.
+SURVEY = {"block": [{"match": {"name": "*"}, "scheduler": "deadline", "nr_requests": 1024, "rotational": 0,
+                     "nomerges": 0, "queue_depth": 32}]}
+
+
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.storage import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS,
@@ -18,4 +30,5 @@ FAMILY = Family(
         # Its mtime is when multipathd started: was multipath.conf read since?
         ("/run", r"^multipathd\.pid$", False),
     ), live=facts.snapshot_live, sh_live=facts.SH_LIVE),
+    recommend=_recommend, survey=SURVEY,
 )

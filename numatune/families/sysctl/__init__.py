@@ -4,6 +4,18 @@ from numatune.family import Family, Snapshot
 from numatune.families.sysctl import facts_text, knob
 from numatune.families.sysctl.rivals import rivals
 
+# Read whatever the policy: recommend compares the host's value with the source's.
+SURVEY = {"sysctl": {"kernel.numa_balancing": {"value": 0}, "net.core.rmem_max": {"value": 0},
+                     "net.core.wmem_max": {"value": 0}, "net.ipv4.tcp_rmem": {"value": "0 0 0"},
+                     "net.ipv4.tcp_wmem": {"value": "0 0 0"}}}
+
+
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.sysctl import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
@@ -18,4 +30,5 @@ FAMILY = Family(
         ("/run/sysctl.d", r"\.conf$", False),
         ("/usr/lib/sysctl.d", r"\.conf$", False),
     )),
+    recommend=_recommend, survey=SURVEY,
 )
