@@ -134,6 +134,11 @@ def _few_collections():
     gc.set_threshold(100000, 50, 1000)
 
 
+def _hint_context(args):
+    from numatune.report.hints import context
+    return context(getattr(args, "root", "/"), getattr(args, "policy", ()))
+
+
 def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
@@ -162,7 +167,9 @@ def main(argv=None):
                 raise
             raise error from None
     except NumatuneError as e:
-        sys.stderr.write("numatune: %s\n" % e)
+        # A command the hint names repeats this run's --root and --policy: pasted, it aims where this one did.
+        from numatune.report.hints import carry
+        sys.stderr.write("numatune: %s\n" % carry(str(e), _hint_context(args)))
         if args.command == "check":
             return 3
         return e.exit_status

@@ -1,6 +1,7 @@
 """What each CLI command does. Heavy modules are imported inside the
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
+import shlex
 import sys
 import textwrap
 
@@ -11,6 +12,7 @@ from numatune.apply.journal import list_transactions, load
 from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
                                      revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
+from numatune.report.hints import command, context
 from numatune.root import Root
 
 
@@ -30,6 +32,11 @@ def _root(args, writes=False):
         raise UsageError("--root %s: no such directory" % args.root,
                          "give a directory, or an archive from `numatune snapshot`")
     return Root(args.root)
+
+
+def _ctx(args):
+    """What a command this run suggests repeats: its --root and --policy as given."""
+    return context(args.root, getattr(args, "policy", ()))
 
 
 def _print_json(data):
@@ -136,10 +143,10 @@ def cmd_apply(args):
             print(line)
         for f in findings:
             print("\n".join(finding_lines(f, style)))
-        print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
+        print("undo with: " + command("revert", txid, ctx=_ctx(args)))
     status = max([f.exit_status for f in findings] + [0])
     if window:
-        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or status
+        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
     return status
 
 
@@ -166,7 +173,7 @@ def cmd_revert(args):
             print("  FAILED %s" % clean(line))
         print(revert_summary(tx, restored, skipped, failed))
         if skipped:
-            print("to restore those too: numatune revert %s --force" % tx.txid)
+            print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
     return 1 if skipped or failed else 0
 
 
@@ -235,8 +242,9 @@ def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = _root(args)
     count = capture(root, args.out)
-    print("wrote %s (%d files); plan it offline with: numatune plan --root %s" % (args.out, count, args.out))
-    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % args.out)
+    out = shlex.quote(args.out)
+    print("wrote %s (%d files); plan it offline with: %s" % (args.out, count, command("plan", "--root", args.out)))
+    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % out)
     return 0
 
 

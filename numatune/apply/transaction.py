@@ -64,8 +64,9 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         hint = "nothing else was changed; fix the cause and apply again"
         if failed:
             msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
+            # The CLI (and the review screen) add the run's --root to the commands named (report/hints.py).
             hint = ("the host is only partly restored: see `numatune history %s`, fix the cause, then "
-                    "`numatune revert %s%s`" % (txid, txid, "" if root.is_live else " --root " + root.path))
+                    "`numatune revert %s`" % (txid, txid))
         if journal_error is not None:
             msg += "; " + _journal_failure(root, journal, journal_error)[0]
         raise ApplyError(msg, hint) from e

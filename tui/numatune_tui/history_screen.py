@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
+from numatune.report.hints import carry, command, context
 from numatune.report.console import newest_first, revert_summary
 from numatune.report.grouped import ARROW
 
@@ -176,7 +177,7 @@ class HistoryScreen(Screen):
             # The engine's revert, as `numatune revert TXID` runs it: lock, journal, checks.
             _, restored, skipped, failed = engine.revert(self.app.root, txid)
         except (NumatuneError, OSError) as e:
-            self.post_message(self.Reverted(txid, [], [], [], str(e)))
+            self.post_message(self.Reverted(txid, [], [], [], carry(str(e), context(self.app.root.path))))
             return
         self.post_message(self.Reverted(txid, restored, skipped, failed))
 
@@ -196,7 +197,8 @@ class HistoryScreen(Screen):
             for line in event.failed:
                 t.append("  FAILED %s\n" % line, style="bold red")
             if event.skipped:
-                t.append("to restore those too: numatune revert %s --force\n" % event.txid, style="dim")
+                t.append("to restore those too: %s\n" % command("revert", event.txid, "--force",
+                                                                  ctx=context(self.app.root.path)), style="dim")
         self.result = t
         self.load()
 
