@@ -47,8 +47,9 @@ def tx_details(tx):
 
 
 class HistoryTable(FittedTable):
-    # A txid is 27 characters, the time 19, the longest state 18 ("interrupted revert").
-    COLUMNS = (("transaction", 27, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
+    # A txid is up to 30 characters (a 7-digit pid) and is never cut: it is what a person copies. The time
+    # is 19, the longest state 18 ("interrupted revert"). With padding and scrollbar: 80 columns.
+    COLUMNS = (("transaction", 30, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
 
 
 class HistoryScreen(Screen):
