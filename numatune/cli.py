@@ -14,7 +14,6 @@ import sys
 
 from numatune import __version__
 from numatune.errors import NumatuneError, missing_library
-from numatune.families.registry import selectors
 
 
 ROOT_HELP = "read and write under DIR instead of / (a copy, or a `numatune snapshot` directory)"
@@ -39,6 +38,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _common(p, formats=("text", "json")):
+    from numatune.families.registry import selectors
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
     p.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
                    help="policy file or shipped name; repeat to stack (default: "
@@ -151,9 +151,27 @@ def _few_collections():
     gc.set_threshold(100000, 50, 1000)
 
 
+def _hint_context(args):
+    from numatune.report.hints import context
+    return context(getattr(args, "root", "/"), getattr(args, "policy", ()))
+
+
 def main(argv=None):
-    parser = build_parser()
+    # From the first line: a Ctrl-C while Python loads numatune is one line too, not a traceback.
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # apply says itself what became of the host once it runs (numatune.commands.cmd_apply); an
+        # interrupt reaching here came before, or in a command that never writes.
+        command = next((a for a in argv if not a.startswith("-")), None)
+        sys.stderr.write("numatune: interrupted%s\n" % ("" if command in ("revert", "confirm", "review")
+                                                         else ": nothing changed"))
+        return 130
+
+
+def _main(argv):
+    parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:
@@ -167,11 +185,11 @@ def main(argv=None):
         raise
     if args.command != "review":
         _few_collections()
-    from numatune import commands
-    handler = getattr(commands, "cmd_" + args.command)
     try:
         try:
-            return handler(args)
+            # Imported inside: a Ctrl-C while the commands load is an interrupt like any other.
+            from numatune import commands
+            return getattr(commands, "cmd_" + args.command)(args)
         except ModuleNotFoundError as e:
             # An optional library (an extra) missing: one line naming it, not a traceback.
             error = missing_library(e)
@@ -179,13 +197,12 @@ def main(argv=None):
                 raise
             raise error from None
     except NumatuneError as e:
-        sys.stderr.write("numatune: %s\n" % e)
+        # A command the hint names repeats this run's --root and --policy: pasted, it aims where this one did.
+        from numatune.report.hints import carry
+        sys.stderr.write("numatune: %s\n" % carry(str(e), _hint_context(args)))
         if args.command == "check":
             return 3
         return e.exit_status
-    except KeyboardInterrupt:
-        sys.stderr.write("numatune: interrupted\n")
-        return 130
     except BrokenPipeError:
         return 0
 

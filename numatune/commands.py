@@ -1,16 +1,18 @@
 """What each CLI command does. Heavy modules are imported inside the
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
+import shlex
 import sys
 import textwrap
 
 from numatune import engine
 from numatune.report import jsonout
-from numatune.errors import UsageError
+from numatune.errors import ApplyError, NumatuneError, UsageError
 from numatune.apply.journal import list_transactions, load
 from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
                                      revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
+from numatune.report.hints import carry, command, context
 from numatune.root import Root
 
 
@@ -30,6 +32,11 @@ def _root(args, writes=False):
         raise UsageError("--root %s: no such directory" % args.root,
                          "give a directory, or an archive from `numatune snapshot`")
     return Root(args.root)
+
+
+def _ctx(args):
+    """What a command this run suggests repeats: its --root and --policy as given."""
+    return context(args.root, getattr(args, "policy", ()))
 
 
 def _print_json(data):
@@ -78,8 +85,22 @@ def _confirm(args, changes):
 
 
 def cmd_apply(args):
+    # Ctrl-C anywhere: one line saying what the journal says the host is in, never a traceback.
+    run = {"root": None, "txid": None, "status": 0, "window": 0}
+    try:
+        return _apply(args, run)
+    except KeyboardInterrupt:
+        return _interrupted(args, run)
+    except ApplyError as e:
+        if isinstance(e.__cause__, KeyboardInterrupt):
+            return _interrupted(args, run)
+        raise
+
+
+def _apply(args, run):
     from numatune.plan import select_scope
     root, policy = _prepare(args)
+    run["root"] = root
     engine.require_write_access(root)
     saved = engine.load_saved_plan(args.plan) if args.plan else None
     if saved is not None and not args.policy and saved.policy:
@@ -103,6 +124,9 @@ def cmd_apply(args):
     if not _confirm(args, changes):
         print("nothing applied")
         return 0
+    # Someone read the plan and answered: under the lock the host must still be as shown (another run may
+    # have finished meanwhile). --yes applies what it planned a moment ago, as before.
+    recheck = None if args.yes else "run `numatune apply` again to see what is left to change"
     style = Style()
 
     def on_write(change, op):
@@ -110,19 +134,20 @@ def cmd_apply(args):
             print("  %s %s" % (style("live", "wrote"), engine.describe_op(op)))
 
     from numatune.apply import confirm
-    window = confirm.window_for(args, changes, root)
-    txid = None
+    from numatune.apply.journal import new_txid
+    window = run["window"] = confirm.window_for(args, changes, root)
+    # Known before the journal has it: an interrupt asks the journal what became of it.
+    txid = run["txid"] = new_txid()
     if window:
-        from numatune.apply.journal import new_txid
-        txid = new_txid()
         confirm.arm(root, txid, window)
     try:
         txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
-                                           txid=txid, plan=plan)
+                                           txid=txid, plan=plan, recheck=recheck)
     except BaseException:
-        if window:
+        if window and _journal_state(root, txid) != "applied":
             confirm.settle(root, txid, "rolled back")
         raise
+    status = run["status"] = max([f.exit_status for f in findings] + [0])
     if not text:
         _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
@@ -137,10 +162,39 @@ def cmd_apply(args):
             print(line)
         for f in findings:
             print("\n".join(finding_lines(f, style)))
-        print("undo with: numatune revert %s%s" % (txid, "" if root.is_live else " --root " + args.root))
-    status = max([f.exit_status for f in findings] + [_unmet_status(findings, policy.data)])
+        print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+    status = run["status"] = max(status, _unmet_status(findings, policy.data))
     if window:
-        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr) or status
+        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
+    return status
+
+
+def _journal_state(root, txid):
+    """What the journal says of ``txid``: its state, or None when it never began."""
+    try:
+        return load(root, txid).state
+    except NumatuneError:
+        return None
+
+
+def _interrupted(args, run):
+    """Ctrl-C in apply: the host's state from the journal, and the exit status it means."""
+    root, txid = run["root"], run["txid"]
+    state = _journal_state(root, txid) if root is not None and txid else None
+    ctx = _ctx(args)
+    if state is None:
+        line, status = "interrupted: nothing changed", 130
+    elif state == "rolled back":
+        line, status = "interrupted: transaction %s was rolled back, nothing changed" % txid, 130
+    elif state == "applied":
+        line, status = "interrupted after transaction %s was applied and verified (undo with: %s)" % (
+            txid, command("revert", txid, ctx=ctx)), run["status"]
+        if run["window"]:
+            line += "; it is reverted at the deadline unless you run: " + command("confirm", txid, ctx=ctx)
+    else:
+        line, status = "interrupted: transaction %s is %s (see `numatune history %s`, then `numatune revert %s`)" % (
+            txid, state, txid, txid), 1
+    sys.stderr.write("numatune: %s\n" % carry(line, ctx))
     return status
 
 
@@ -176,7 +230,7 @@ def cmd_revert(args):
             print("  FAILED %s" % clean(line))
         print(revert_summary(tx, restored, skipped, failed))
         if skipped:
-            print("to restore those too: numatune revert %s --force" % tx.txid)
+            print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
     return 1 if skipped or failed else 0
 
 
@@ -245,8 +299,9 @@ def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = _root(args)
     count = capture(root, args.out)
-    print("wrote %s (%d files); plan it offline with: numatune plan --root %s" % (args.out, count, args.out))
-    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % args.out)
+    out = shlex.quote(args.out)
+    print("wrote %s (%d files); plan it offline with: %s" % (args.out, count, command("plan", "--root", args.out)))
+    print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % out)
     return 0
 
 

@@ -93,17 +93,19 @@ def load_saved_plan(path):
         raise UsageError("%s: not a numatune plan (%s)" % (path, str(e)[:200]))
 
 
-def saved_changes(saved, fresh):
+def saved_changes(saved, fresh, since="the plan was saved", hint="make a new plan with `numatune plan --out FILE`"):
     """The fresh changes matching a saved plan, or DriftError."""
+    from numatune.report.grouped import ARROW, elide, value
     by_id = {c.id: c for c in fresh.changes}
     out = []
     for old in saved.changes:
         new = by_id.get(old.id)
         if new is None or new.key() != old.key():
-            now = "no longer needed" if new is None else "now %r -> %r" % (new.current, new.desired)
-            raise DriftError("the host drifted since the plan was saved: %s was %r -> %r, %s"
-                             % (old.id, old.current, old.desired, now),
-                             "make a new plan with `numatune plan --out FILE`")
+            # The plan's own words for values ("(unset)" for an absent one), not Python's None.
+            def was(change):
+                return "%s %s %s" % (elide(value(change.current), 40), ARROW, elide(value(change.desired), 40))
+            now = "no longer needed" if new is None else "now " + was(new)
+            raise DriftError("the host drifted since %s: %s was %s, %s" % (since, old.id, was(old), now), hint)
         out.append(new)
     return out
 
@@ -130,11 +132,16 @@ def check_ready(root):
         refuse_if_interrupted(root)
 
 
-def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None):
+def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None,
+          recheck=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
     ``plan``: the plan they come from (planned again when not given), whose
-    findings may refuse the run. Returns (txid, ops, findings after apply)."""
+    findings may refuse the run. ``recheck``: the changes are what a person
+    was shown and answered; under the lock the host is planned again and
+    must still match them (DriftError otherwise, as a saved plan is refused:
+    another run may have finished while they read). ``recheck`` is the hint
+    of that refusal. Returns (txid, ops, findings after apply)."""
     require_write_access(root)
     if plan is None:
         plan, _ = make_plan(root, policy, only, skip)
@@ -169,6 +176,11 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     from numatune.apply.transaction import apply_changes, refuse_if_interrupted
     with RunLock(root):
         refuse_if_interrupted(root)
+        if recheck is not None:
+            fresh, _ = make_plan(root, policy, only, skip)
+            changes = saved_changes(Plan(host=fresh.host, changes=list(changes)), fresh,
+                                    since="the plan was shown", hint=recheck)
+            refuse_blocked(fresh.findings, changes)
         txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,
                                   verify=verify, on_write=on_write)
     findings = list(after["plan"].findings) if "plan" in after else []

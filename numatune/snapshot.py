@@ -9,8 +9,10 @@ import io
 import os
 import re
 import tarfile
+import tempfile
 import time
 
+from numatune.errors import UsageError
 from numatune.facts.manifest import MANIFEST, render
 from numatune.families.registry import FAMILIES
 
@@ -110,7 +112,48 @@ def sync_sh(path):
     return new != text
 
 
+def _writable_out(out_path):
+    """UsageError unless ``--out`` names a file in an existing directory we
+    can write: checked before the walk (a live capture reads thousands of
+    files), then proven by creating the temporary file beside it."""
+    directory = os.path.dirname(os.path.abspath(out_path))
+    if os.path.isdir(out_path):
+        raise UsageError("--out %s is a directory" % out_path,
+                         "name the archive: --out %s" % os.path.join(out_path, "HOST.tar.gz"))
+    if not os.path.isdir(directory):
+        raise UsageError("--out %s: no such directory %s" % (out_path, directory),
+                         "create it first, or write the archive elsewhere")
+    try:
+        return tempfile.mkstemp(dir=directory, prefix=".%s." % os.path.basename(out_path), suffix=".tmp")
+    except OSError as e:
+        raise UsageError("--out %s: cannot write in %s: %s" % (out_path, directory, e.strerror or e),
+                         "give a path in a directory you can write") from None
+
+
 def capture(root, out_path):
+    """Write the archive through a temporary file and a rename: a failed
+    capture leaves no half archive that --root would read as a host."""
+    fd, tmp = _writable_out(out_path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            count = _capture(root, f)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)    # as open() would have made it; mkstemp makes 0600
+        os.replace(tmp, out_path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise UsageError("--out %s: cannot write: %s" % (out_path, e.strerror or e),
+                             "give a path with room to write the archive") from None
+        raise
+    return count
+
+
+def _capture(root, out_file):
     count = 0
     now = time.time()
     paths, generated = walk(root), {MANIFEST.lstrip("/"): (manifest() + "\n").encode()}
@@ -122,7 +165,7 @@ def capture(root, out_path):
                 more, made = family.snapshot.live(root)
                 paths = sorted(set(paths) | set(more))
                 generated.update(made)
-    with tarfile.open(out_path, "w:gz") as tar:
+    with tarfile.open(fileobj=out_file, mode="w:gz") as tar:
         for name, data in generated.items():
             info = tarfile.TarInfo(name)
             info.mtime, info.size, info.mode = now, len(data), 0o644
@@ -191,7 +234,6 @@ def unpack(path):
     import atexit
     import shutil
     import tempfile
-    from numatune.errors import UsageError
     dest = tempfile.mkdtemp(prefix="numatune-root-")  # mode 0700: only this user reads the host's files
     atexit.register(shutil.rmtree, dest, True)
     try:

@@ -99,3 +99,21 @@ def test_proc_links_are_captured_as_content(tmp_path):
     assert proc.returncode == 0, proc.stderr
     sh_root = _extract(tmp_path / "sh.tar.gz", tmp_path / "sh")
     assert not (sh_root / "proc/mounts").is_symlink() and (sh_root / "proc/mounts").stat().st_size > 0
+
+
+@pytest.mark.parametrize("where", ["missing", "directory", "unwritable", "parent is a file"])
+def test_snapshot_out_that_cannot_be_written_is_one_line_and_exit_2(tmp_path, where):
+    """A real process: one line on stderr, exit 2, no traceback, nothing left behind."""
+    src = fakehost.build(tmp_path / "src")
+    (tmp_path / "afile").write_text("x")
+    out = {"missing": tmp_path / "no" / "such" / "x.tar.gz",
+           "directory": tmp_path,
+           # /proc takes no new files, even from root (these tests run as root).
+           "unwritable": "/proc/numatune-test.tar.gz",
+           "parent is a file": tmp_path / "afile" / "x.tar.gz"}[where]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    status, stdout, err = run_cli("snapshot", "--root", src, "--out", out)
+    assert status == 2, err
+    assert err.startswith("numatune: --out ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

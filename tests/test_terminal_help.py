@@ -44,7 +44,7 @@ def test_review_rejects_options_it_would_ignore(cli, flag):
 def test_list_policies_shows_each_description(cli):
     from numatune.policy.stack import shipped_names
     status, out, _ = cli("plan", "--list-policies")
-    lines = out.splitlines()
+    lines = [line for line in out.splitlines() if not line.startswith(" ")]  # not a description's next line
     assert status == 0 and [line.split()[0] for line in lines] == shipped_names()
     assert all(len(line.split(None, 1)) == 2 for line in lines)  # every one has a description
     assert "NUMA-aware kernel and memory defaults" in out
@@ -62,9 +62,13 @@ def test_policy_show_is_the_merged_policy_with_where_each_key_came_from(cli, tmp
     status, out, _ = cli("policy", "show", site)
     assert status == 0
     assert tomllib.loads(out) == load([str(site)]).data  # the text is the merged policy, as TOML
-    where = {line.split(" = ")[0]: line.rsplit("# ", 1)[1] for line in out.splitlines() if " = " in line}
-    assert where["\"vm.swappiness\""] == "%s:5" % site
-    assert where["\"vm.zone_reclaim_mode\""] == "%s:6" % site          # the site overrides the shipped value
+    # Each key's file:line is the comment above it (the file by its base name; the header names it in full).
+    lines = out.splitlines()
+    where = {line.split(" = ")[0]: lines[i - 1][2:] for i, line in enumerate(lines)
+             if " = " in line and not line.startswith(("#", " "))}
+    assert "#   %s" % site in lines
+    assert where["\"vm.swappiness\""] == "site.toml:5"
+    assert where["\"vm.zone_reclaim_mode\""] == "site.toml:6"          # the site overrides the shipped value
     assert where["transparent_hugepage"].endswith("oracle-numa.toml:15") or "oracle-numa.toml" in \
         where["transparent_hugepage"]
 

@@ -17,6 +17,7 @@ ALLOWED = {
                                 # and its wording of counts, the history order and revert's result
                                 "change_counts", "unjournaled_line", "newest_first", "revert_summary"},
     "numatune.report.grouped": {"ARROW", "SEVERITY"},  # the one arrow and severity spelling
+    "numatune.report.hints": {"carry", "command", "context"},  # suggested commands repeat the --root
 }
 # engine functions the TUI calls: each must exist, and the CLI (numatune.commands) uses the shared ones too.
 SHARED_WITH_CLI = {"make_plan", "revert", "describe_op", "save_plan"}

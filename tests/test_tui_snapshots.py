@@ -48,8 +48,8 @@ def test_confirm_apply(snap_compare, tmp_path, size):
 
 def _journal(root):
     changes = fake_plan(3).changes
-    applied = Journal(root, "20261121T101500-000001-4242").open()
-    applied.append({"t": "begin", "txid": "20261121T101500-000001-4242", "time": "2026-11-21T10:15:00+00:00",
+    applied = Journal(root, "20261121T101500-000001-4194304").open()
+    applied.append({"t": "begin", "txid": "20261121T101500-000001-4194304", "time": "2026-11-21T10:15:00+00:00",
                     "command": "review", "root": str(root), "policy": {},
                     "changes": [c.to_json() for c in changes]})
     for seq, c in enumerate(changes, 1):

@@ -195,7 +195,7 @@ def window_for(args, changes, root=None):
     return 0
 
 
-def countdown(root, txid, out=None, stdin=None):
+def countdown(root, txid, out=None, stdin=None, ctx=None):
     """Wait for the verdict, showing the time left; 0 confirmed, 1 reverted.
 
     On a terminal, typing y confirms here; from anywhere else run
@@ -205,9 +205,10 @@ def countdown(root, txid, out=None, stdin=None):
     out = out or sys.stdout
     stdin = stdin or sys.stdin
     tty = stdin.isatty() and out.isatty()
-    where = "" if root.is_live else " --root %s" % root.path
-    out.write("confirm within %ds with `numatune confirm %s%s`%s, or it is reverted\n"
-              % (round(read_marker(root, txid)["deadline"] - time.time()), txid, where,
+    from numatune.report.hints import command, context
+    ctx = ctx or context(root.path)
+    out.write("confirm within %ds with `%s`%s, or it is reverted\n"
+              % (round(read_marker(root, txid)["deadline"] - time.time()), command("confirm", txid, ctx=ctx),
                  " (or type y here)" if tty else ""))
     out.flush()
     while True:

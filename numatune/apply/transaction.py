@@ -10,6 +10,7 @@ import datetime
 
 from numatune.apply import kinds as appliers
 from numatune.errors import ApplyError, NumatuneError, RefusedError
+from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply.journal import TEXT_CAP, Journal, list_transactions, new_txid
 
 
@@ -34,24 +35,34 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     ``txid`` is given when something must know it before the first write
     (the confirm-window watchdog)."""
     txid = txid or new_txid()
-    journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
-                                         "root": root.path, "policy": policy or {},
-                                         "changes": [c.to_json() for c in changes]},
-                                        _journal_estimate(root, changes))
+    held = HeldInterrupt().__enter__()
+    try:
+        journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
+                                             "root": root.path, "policy": policy or {},
+                                             "changes": [c.to_json() for c in changes]},
+                                            _journal_estimate(root, changes))
+    except BaseException:
+        held.__exit__()
+        raise
     writer = _GroupCommit(root, journal, on_write)
     try:
         for change in changes:
             for write in change.writes:
                 writer.add(change, write)
+                held.check()
         writer.flush()
         writer.current = None
+        held.check()
         if verify is not None:
             problems = verify()
             if problems:
                 raise VerifyError("; ".join(problems))
+        held.check()
         journal.append({"t": "commit", "time": _now()})
         return txid, [op for _, op in writer.announced]
     except BaseException as e:  # noqa: B902 -- KeyboardInterrupt must roll back too
+        if isinstance(e, KeyboardInterrupt):
+            writer.current = None   # no write failed: the run was stopped between two
         _, _, failed, journal_error = _undo_ops(root, journal, list(reversed(writer.announced)), "rollback",
                                                 force=True)
         what = ""
@@ -64,13 +75,15 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         hint = "nothing else was changed; fix the cause and apply again"
         if failed:
             msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
+            # The CLI (and the review screen) add the run's --root to the commands named (report/hints.py).
             hint = ("the host is only partly restored: see `numatune history %s`, fix the cause, then "
-                    "`numatune revert %s%s`" % (txid, txid, "" if root.is_live else " --root " + root.path))
+                    "`numatune revert %s`" % (txid, txid))
         if journal_error is not None:
             msg += "; " + _journal_failure(root, journal, journal_error)[0]
         raise ApplyError(msg, hint) from e
     finally:
         journal.close()
+        held.__exit__()     # after the rollback: a second Ctrl-C must not stop it half-way
 
 
 # Group commit: the generic kinds whose capture reads only their own target are

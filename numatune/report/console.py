@@ -219,9 +219,13 @@ def history_text(transactions):
     """The journal's transactions, newest first, as the review screen lists them."""
     if not transactions:
         return "no transactions in the journal"
-    out = ["%-32s %-26s %-16s %s" % ("transaction", "time", "state", "changes")]
+    # Within 80 columns, and never a txid cut (one to copy): a txid is at most 30 characters (a 7-digit
+    # pid), the time is shown to the second as the review screen shows it (`history TXID` gives its zone),
+    # the longest state is 18 ("interrupted revert").
+    row = "%-30s %-19s %-18s %s"
+    out = [row % ("transaction", "time", "state", "changes")]
     for tx in newest_first(transactions):
-        out.append("%-32s %-26s %-16s %s" % (tx.txid, value(tx.time), tx.state, count(len(tx.changes))))
+        out.append(row % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state, count(len(tx.changes))))
     return "\n".join(out)
 
 

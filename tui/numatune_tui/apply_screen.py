@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
+from numatune.report.hints import carry, command, context
 from numatune.report.console import change_counts, unjournaled_line, waiting_lines
 from numatune.report.grouped import ARROW
 
@@ -125,7 +126,7 @@ class ApplyScreen(Screen):
                                                                  app.skip, command="review", on_write=on_write,
                                                                  txid=txid)
         except (NumatuneError, OSError) as e:
-            self.post_message(self.Failed(str(e), rolled_back(app.root, txid)))
+            self.post_message(self.Failed(carry(str(e), context(app.root.path)), rolled_back(app.root, txid)))
             return
         self.post_message(self.Finished(txid, changes, ops, findings))
 
@@ -154,8 +155,8 @@ class ApplyScreen(Screen):
         for f in event.findings:
             log.write(Text("%s %s" % (f.severity.upper(), f.message), style=STYLE.get(f.severity, "")))
         root = self.app.root
-        log.write(Text("undo it from the history screen (h), or: numatune revert %s%s"
-                       % (event.txid, "" if root.is_live else " --root " + root.path), style="dim"))
+        log.write(Text("undo it from the history screen (h), or: "
+                       + command("revert", event.txid, ctx=context(root.path)), style="dim"))
 
     @on(Failed)
     def _failed(self, event: Failed) -> None:

@@ -30,7 +30,27 @@ def _section(text, title):
     text.append("\n%s\n" % title, style="bold underline")
 
 
-def change_details(change, plan, facts, policy, root):
+def diff_rows(lines, width=None):
+    """(text, style) per screen line: a diff line longer than ``width`` goes
+    on over several lines, each starting with its line's ``+``/``-``/`` ``,
+    so a wrapped continuation never reads as context (the pane would wrap it
+    at column 0)."""
+    out = []
+    for line in lines:
+        header = line.startswith(("+++", "---", "@@"))
+        style = ("cyan" if line.startswith("@@") else "" if header else
+                 "green" if line.startswith("+") else "red" if line.startswith("-") else "")
+        marker = "" if header or line[:1] not in ("+", "-", " ") else line[:1]
+        body = line[len(marker):]
+        room = (width or 0) - len(marker)
+        if width is None or room < 8 or len(line) <= width:
+            out.append((line, style))
+            continue
+        out += [(marker + body[i:i + room], style) for i in range(0, len(body), room)]
+    return out
+
+
+def change_details(change, plan, facts, policy, root, width=None):
     t = Text()
     t.append(change.target + "\n", style="bold")
     t.append("%s %s " % (value_text(change.current), ARROW))
@@ -54,10 +74,7 @@ def change_details(change, plan, facts, policy, root):
         t.append(engine.describe_write(write) + "\n")
     if any(write.kind == "file" for write in change.writes):
         _section(t, "diff")
-        for line in file_diff(root, change):
-            style = ("green" if line.startswith("+") and not line.startswith("+++") else
-                     "red" if line.startswith("-") and not line.startswith("---") else
-                     "cyan" if line.startswith("@@") else "")
+        for line, style in diff_rows(file_diff(root, change), width):
             t.append(line + "\n", style=style)
     fights = engine.rivals(change, plan, facts)
     _section(t, "other tuners")

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from numatune import engine
 from numatune.errors import NumatuneError
+from numatune.report.hints import carry, command, context
 from numatune.report.console import newest_first, revert_summary
 from numatune.report.grouped import ARROW
 
@@ -46,8 +47,9 @@ def tx_details(tx):
 
 
 class HistoryTable(FittedTable):
-    # A txid is 27 characters, the time 19, the longest state 18 ("interrupted revert").
-    COLUMNS = (("transaction", 27, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
+    # A txid is up to 30 characters (a 7-digit pid) and is never cut: it is what a person copies. The time
+    # is 19, the longest state 18 ("interrupted revert"). With padding and scrollbar: 80 columns.
+    COLUMNS = (("transaction", 30, 0), ("time", 19, 0), ("state", 18, 1), ("chg", 3, 0))
 
 
 class HistoryScreen(Screen):
@@ -176,7 +178,7 @@ class HistoryScreen(Screen):
             # The engine's revert, as `numatune revert TXID` runs it: lock, journal, checks.
             _, restored, skipped, failed = engine.revert(self.app.root, txid)
         except (NumatuneError, OSError) as e:
-            self.post_message(self.Reverted(txid, [], [], [], str(e)))
+            self.post_message(self.Reverted(txid, [], [], [], carry(str(e), context(self.app.root.path))))
             return
         self.post_message(self.Reverted(txid, restored, skipped, failed))
 
@@ -196,7 +198,8 @@ class HistoryScreen(Screen):
             for line in event.failed:
                 t.append("  FAILED %s\n" % line, style="bold red")
             if event.skipped:
-                t.append("to restore those too: numatune revert %s --force\n" % event.txid, style="dim")
+                t.append("to restore those too: %s\n" % command("revert", event.txid, "--force",
+                                                                  ctx=context(self.app.root.path)), style="dim")
         self.result = t
         self.load()
 

@@ -55,6 +55,7 @@ class PlanScreen(FileCommands, Screen):
         self.expanded = set()
         self.rows = []
         self._generation = 0
+        self._widths = None
         self._search_timer = None
         self._first_load = True
         self._details_wanted = None
@@ -141,6 +142,8 @@ class PlanScreen(FileCommands, Screen):
                     index = i
                     break
         self._generation += 1
+        # The columns' widths now (a resize refills): the target and values are fitted to them.
+        self._widths = [c.width for c in table.ordered_columns] or None
         table.clear()
         # Enough rows to fill the screen around the cursor; the rest follow.
         first = max(self.size.height + FIRST_ROWS, index + FIRST_ROWS)
@@ -164,7 +167,8 @@ class PlanScreen(FileCommands, Screen):
 
     def _cells(self, row):
         return [Text(text, style=rows.STYLE.get(style, style), no_wrap=True, overflow="ellipsis")
-                for text, style in rows.cells(row, self.expanded, self.app.deselected, self.app.plan)]
+                for text, style in rows.cells(row, self.expanded, self.app.deselected, self.app.plan,
+                                              self._widths)]
 
     def _update_row(self, index) -> None:
         table = self.query_one("#plan", DataTable)
@@ -196,7 +200,8 @@ class PlanScreen(FileCommands, Screen):
         pane = self.query_one("#details", Static)
         row = self.current_row()
         app = self.app
-        self._details_wanted = None if row is None else row.item
+        # Only a change's details come from a worker; any other row's are shown right here.
+        self._details_wanted = row.item if row is not None and row.kind == "change" else None
         if row is None:
             text = summary_line(app.plan) if app.plan else ""
             if app.plan and (app.plan.changes or app.plan.findings):
@@ -219,18 +224,23 @@ class PlanScreen(FileCommands, Screen):
         self._details_wanted = change
         if not self._details_busy:
             self._details_busy = True
-            self.change_details(change)
+            # The diff is wrapped to the pane here (two columns kept for its scrollbar); a resize that
+            # changes the table refills it, and so shows the details again at the new width.
+            self.change_details(change, max(self.query_one("#details", Static).size.width - 2, 20))
 
     @work(thread=True, group="details")
-    def change_details(self, change) -> None:
+    def change_details(self, change, width=None) -> None:
         app = self.app
-        text = details.change_details(change, app.plan, app.facts, app.policy, app.root)
+        text = details.change_details(change, app.plan, app.facts, app.policy, app.root, width)
         self.app.call_from_thread(self._change_details_ready, change, text)
 
     def _change_details_ready(self, change, text) -> None:
         self._details_busy = False
         if self._details_wanted is not change:
-            self._want_details(self._details_wanted)
+            # The cursor moved on meanwhile: to another change (read it next), or to a group or finding
+            # whose details are already shown (a group row has no item: never read "None"'s details).
+            if self._details_wanted is not None:
+                self._want_details(self._details_wanted)
             return
         self.query_one("#details", Static).update(text)
         self.query_one("#details-pane").scroll_home(animate=False)

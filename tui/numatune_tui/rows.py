@@ -19,8 +19,10 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
          "group": "bold", "selected": "bold green", "unselected": "dim"}
 # (label, least width, share of what is left). The least widths fill 80
 # columns with the details pane below; a wider table gives what is left to
-# the target and the values, which are what gets cut.
-COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 30, 3), ("current%sdesired" % ARROW, 17, 2), ("", 2, 0),
+# the target and the values, which are what gets cut. The values get 22: at
+# 80 columns both last numbers of a socket buffer triple show
+# ("…33554432 -> 4…6291456"), and a target keeps its key (target_text).
+COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 25, 3), ("current%sdesired" % ARROW, 22, 2), ("", 2, 0),
            ("risk", 6, 0))
 CELL_PADDING = 2  # DataTable's cell_padding on both sides of every column
 
@@ -132,8 +134,60 @@ def flags(change):
     return ("R" if change.reboot_required else "") + ("S" if change.restart_required else "")
 
 
-def cells(row, expanded, deselected, plan):
-    """[(text, style)] for each column of a row."""
+def squeeze(text, width):
+    """``text`` in ``width`` cells, cut in the middle: both ends stay, as a
+    value's last number ("... 6291456") or a target's key says most."""
+    text = str(text)
+    if width is None or len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    head = (width - 1) // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def target_text(target, width):
+    """A target in its column: "FILE: KEY" keeps the key whole and cuts the
+    file (a row of sysctl.d edits must say which key each is)."""
+    if width is None or len(target) <= width:
+        return target
+    path, sep, key = target.rpartition(": ")
+    if not sep:
+        return squeeze(target, width)
+    room = width - len(key) - 3
+    # The key is what tells the rows apart; the scope column already says "persistent".
+    return path[:room] + "…: " + key if room >= 1 else squeeze(key, width)
+
+
+def values_text(current, desired, width):
+    """current -> desired in ``width`` cells: each value keeps both its ends
+    (a cut at the end hides a reduction: "4096 131072 3355..." of both)."""
+    now, wanted = value_text(current), value_text(desired)
+    whole = "%s %s %s" % (now, ARROW, wanted)
+    if width is None or len(whole) <= width:
+        return whole
+    room = width - len(ARROW) - 2
+    # A short side ("(unset)", "0") stays whole and leaves the rest to the other.
+    left = len(now) if len(now) <= room // 2 else room - len(wanted) if len(wanted) <= room // 2 else room // 2
+    return "%s %s %s" % (_ends(now, left), ARROW, _ends(wanted, room - left))
+
+
+def _ends(text, width):
+    """A value in ``width`` cells keeping its last word whole when it can: a
+    list of numbers changes most visibly at its end."""
+    if len(text) <= width:
+        return text
+    words = text.split()
+    last = words[-1] if words else ""
+    if 1 < len(words) and len(last) + 1 <= width:
+        return text[:width - 1 - len(last)] + "…" + last
+    return squeeze(text, width)
+
+
+def cells(row, expanded, deselected, plan, widths=None):
+    """[(text, style)] for each column of a row; ``widths``: the columns'
+    widths, to fit the target and the values (else the table cuts their ends)."""
+    widths = widths or (None,) * len(COLUMNS)
     if row.kind == "group":
         mark = "▼" if row.group in expanded else "▶"
         if row.group == FINDINGS:
@@ -153,8 +207,8 @@ def cells(row, expanded, deselected, plan):
     on = c.id not in deselected
     return [("✓" if on else "·", "selected" if on else "unselected"),
             (SCOPE_SHORT.get(c.scope, c.scope), c.scope),
-            (c.target, ""),
-            ("%s %s %s" % (value_text(c.current), ARROW, value_text(c.desired)), ""),
+            (target_text(c.target, widths[2]), ""),
+            (values_text(c.current, c.desired, widths[3]), ""),
             (flags(c), "bold"),
             (RISK_SHORT.get(c.risk, c.risk), c.risk)]
 
