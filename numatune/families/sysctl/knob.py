@@ -4,7 +4,7 @@
 that load after ours and set another value are part of the plan: their line is
 commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
-from numatune.facts import manifest
+from numatune.facts import manifest, routes
 from numatune.families.sysctl import facts as facts_sysctl
 from numatune.families.sysctl import spelling, support
 from numatune.model import Change, Compliant, Finding, Write
@@ -67,8 +67,12 @@ def read(root, data, extra_keys=()):
     return out
 
 
-def persist(key, desired, why, facts, data, area=None, live_supported=True):
-    """Changes and findings that make ``desired`` win at boot."""
+def persist(key, desired, why, facts, data, area=None, live_supported=True, route=None):
+    """Changes and findings that make ``desired`` win at boot.
+
+    ``route``: another mechanism keeps the key (numatune.facts.routes). tuned
+    re-applies the sysctl.d files after its profile (its reapply_sysctl, on
+    by default), so a file that sets another value still wins there."""
     files = facts["files"]
     area = area or area_of(key)
     foreign = data.get("policy", {}).get("foreign_files", "edit")
@@ -76,6 +80,13 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
     paths = [f["path"] for f in files]
     after_ours = paths[paths.index(ours) + 1:] if ours in paths else []
     win = facts_sysctl.effective(files, key)
+    if route:
+        if not win or win[0] == desired:
+            if route["kept"] or win:
+                yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s)" % (
+                    key, desired, route["by"] if route["kept"] or not win else "%s:%d" % win[1:]), area)
+            return  # otherwise the route's own change carries it
+        after_ours = [p for p in paths if p != ours]
     runtime = [f["path"] for f in files if f["path"] in after_ours and key in f.get("marked", ())]
     for path in runtime:
         yield Finding(id="sysctl.runtime-file:%s@%s" % (key, path), severity="warning", area=area, target=path,
@@ -87,7 +98,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
         yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)" % (key, desired, win[1], win[2]), area)
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
-    if not ours_value or ours_value[0] != desired:
+    if (not ours_value and not route) or (ours_value and ours_value[0] != desired):
         yield Change(
             id="sysctl.persist:" + key, area=area, target="%s: %s" % (ours, key),
             current=win[0] if win else None, desired=desired, scope="persistent",
@@ -139,7 +150,7 @@ def diff(data, facts):
                           why="fix or remove the key in the policy")
             continue
         if live is None:
-            yield from _missing(key, desired, why, mine, data, area)
+            yield from _missing(key, desired, why, mine, data, area, routes.route(facts, "sysctl", key))
             continue
         if live != desired:
             yield Change(
@@ -148,10 +159,10 @@ def diff(data, facts):
                 writes=[Write(kind="value", path=facts_sysctl.key_path(key), value=desired, format="words")])
         else:
             yield Compliant("sysctl.live:" + key, "%s = %s live" % (key, desired), area)
-        yield from persist(key, desired, why, mine, data, area)
+        yield from persist(key, desired, why, mine, data, area, route=routes.route(facts, "sysctl", key))
 
 
-def _missing(key, desired, why, mine, data, area):
+def _missing(key, desired, why, mine, data, area, route=None):
     """A key without its /proc/sys file: not supported, or only not captured."""
     info = mine.get("missing") or {}
     answer, reason = support.support(key, facts_sysctl.key_path(key), info.get("is_live", False),
@@ -168,7 +179,7 @@ def _missing(key, desired, why, mine, data, area):
     # The kernel has it: the next boot gets it from sysctl.d, whatever the capture lacks.
     yield Finding(id="sysctl.not-captured:" + key, severity="info", area=area, target=key, rule="sysctl." + key,
                   message="%s: %s: its live value is not known; persisted for the next boot" % (key, reason))
-    yield from persist(key, desired, why, mine, data, area)
+    yield from persist(key, desired, why, mine, data, area, route=route)
 
 
 # Editors: pure functions from a file's current text (None: absent) to its new text.
