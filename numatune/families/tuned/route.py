@@ -101,7 +101,10 @@ def sections(data, facts):
     if cpu_opts:
         out.append(("cpu", cpu_opts))
     for unit, names, options, _ in disk_units(data, facts):
-        out.append((unit, [("type", "disk"), ("devices", ",".join(names))] + sorted(options.items())))
+        # tuned gives each device to the first instance that matches it, in priority order (0 by
+        # default, then unit order): the included profile's [disk] (devices=*) would take these first.
+        out.append((unit, [("type", "disk"), ("priority", "-1"), ("devices", ",".join(names))]
+                    + sorted(options.items())))
     present = list((kernel.get("cmdline") or {}).get("present") or [])
     if kernel.get("transparent_hugepage") and not any(a.startswith("transparent_hugepage=") for a in present):
         present.append("transparent_hugepage=" + kernel["transparent_hugepage"])
