@@ -285,6 +285,14 @@ def diff(data, facts):
                  else "live; persisted for %d of them" % len(kept))
         yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
                         % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
+    assumed = sorted({n for _, _, _, expanded, _ in per_rule for n in expanded
+                      if devices[n].get("devtype_assumed")}, key=_natural)
+    if assumed:
+        yield Finding(id="block.uevent-missing", severity="info", area="storage", target="/sys/block", rule="block",
+                      message="no uevent file for %s in this capture: every /sys/block entry is a whole disk "
+                              "(partitions are not listed there), so the udev rules' DEVTYPE==disk selects them"
+                              % (", ".join(assumed[:6]) + (" and %d more" % (len(assumed) - 6)
+                                                           if len(assumed) > 6 else "")))
     yield from block_persist.udev(data, mine, per_rule, assigned, kept_by)
 
 
