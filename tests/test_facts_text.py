@@ -81,7 +81,8 @@ def test_the_case_roots_read_in_text(case, cli):
     text, facts = _facts(cli, case / "root", case / "policy.toml")
     _fits(text)
     family = {"network": "network", "storage": "storage", "cpuset": "cpuset", "oracle": "oracle",
-              "sysctl": "sysctl", "boot": "boot", "hugepages": "hugepages", "advice": "advice"}[case.parent.name]
+              "sysctl": "sysctl", "boot": "boot", "hugepages": "hugepages", "advice": "advice",
+              "tuned": "tuned"}[case.parent.name]
     if facts.get(family):
         assert family in _sections(text), text
 

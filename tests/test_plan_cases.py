@@ -37,7 +37,8 @@ CHANGE_KEYS = ("id", "current", "desired", "scope", "writes")
 FINDING_KEYS = ("id", "severity")
 # Every family has a case; the four whose inline tests were the only record
 # of their plans have several.
-MINIMUM = {"sysctl": 1, "boot": 1, "hugepages": 1, "storage": 3, "network": 3, "cpuset": 3, "oracle": 3}
+MINIMUM = {"sysctl": 1, "boot": 1, "hugepages": 1, "storage": 3, "network": 3, "cpuset": 3, "oracle": 3,
+           "tuned": 3}
 
 
 def _case_id(case):

@@ -52,8 +52,9 @@ DECLARED = (
     Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle")),
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot",)),
     Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
-    Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",), runs_for=("sysctl", "kernel", "cpu", "cpuset"),
-             editors=("tuned_line",)),
+    # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.
+    Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",),
+             runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
     Declared("network", ("network",), ("net", "bond"),
              editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),

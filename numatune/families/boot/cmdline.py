@@ -7,6 +7,7 @@ HugePages pools only survive a reboot as boot arguments.
 import shutil
 
 from numatune.errors import BootConfigError
+from numatune.facts import routes
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table
 
@@ -113,6 +114,13 @@ def diff(data, facts):
                       rule="kernel.cmdline", message="%s; no boot argument is planned" % mine["error"])
         return
     cfg = config(facts)
+    if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
+        # THP has another keeper where a tuned profile route sets it ([vm] transparent_hugepages).
+        thp = routes.route(facts, "kernel", "transparent_hugepage")
+        if thp:
+            wanted = [w for w in wanted if w[3] != "kernel.transparent_hugepage"]
+            if not wanted:
+                return
     listed = ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
         outside = not mine.get("has_boot", True)

@@ -22,6 +22,9 @@ FAMILY = Family(
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
         ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
         ("/etc/systemd/network", r"\.link$", False),
+        # systemd 209+ (.link files are read): its default .link file (families/network/era.py).
+        ("/usr/lib/systemd/network", r"^99-default\.link$", False),
+        ("/lib/systemd/network", r"^99-default\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
     recommend=_recommend, survey=SURVEY,
 )

@@ -25,9 +25,9 @@ import os
 import re
 
 from numatune.facts.cpulist import parse_cpulist
-from numatune.facts.kernel import parse_uevent
+from numatune.facts.kernel import parse_uevent, read_distro
 from numatune.facts.procs import table
-from numatune.families.network import ethtool_text
+from numatune.families.network import era, ethtool_text
 
 NET_DIR = "/sys/class/net"
 ETHTOOL_FILE = "/numatune-snapshot/ethtool.json"
@@ -172,8 +172,10 @@ def ssh_interfaces(root):
         return []
 
 
-def persistence(root, name):
-    """Which file keeps a NIC's settings at boot: NM keyfile, ifcfg, or a .link file."""
+def persistence(root, name, systemd=None):
+    """Which file keeps a NIC's settings at boot: NM keyfile, ifcfg, or a
+    .link file (systemd 209+; before, a new ifcfg file where network-scripts
+    are read; ``systemd``: era.read())."""
     for fname in root.listdir(PERSIST_NM):
         path = "%s/%s" % (PERSIST_NM, fname)
         text = root.read_text(path) or ""
@@ -184,7 +186,13 @@ def persistence(root, name):
     if root.exists(ifcfg):
         return {"kind": "ifcfg", "path": ifcfg, "text": root.read_text(ifcfg)}
     link = "/etc/systemd/network/70-numatune-%s.link" % name
-    return {"kind": "link", "path": link, "text": root.read_text(link)}
+    said = era.describe(systemd) if systemd else None
+    if systemd and systemd["link"] is False:
+        if root.isdir(PERSIST_IFCFG):
+            return {"kind": "ifcfg", "path": ifcfg, "text": None, "new": True, "era": said}
+        return {"kind": "none", "path": None, "text": None, "era": said}
+    return {"kind": "link", "path": link, "text": root.read_text(link),
+            "era": said if systemd and systemd["link"] is None else None}
 
 
 def read_interfaces(root):
@@ -211,6 +219,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None):
     interrupts = {} if brief else parse_interrupts(root.read_text("/proc/interrupts"))
     ifaces = {}
     snap = None if root.is_live or brief else read_ethtool_file(root)
+    systemd = None if brief else era.read(root, read_distro(root))
     for name, info in (read_interfaces(root) if interfaces is None else interfaces).items():
         info = dict(info)
         if names is not None and name not in names:
@@ -223,7 +232,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None):
             info["irqs"][irq] = {"affinity": parse_cpulist(affinity) if affinity is not None else None,
                                  "counts": interrupts.get(irq, {}).get("counts", [])}
         info["uevent"] = parse_uevent(root.read_text("%s/%s/uevent" % (NET_DIR, name)))
-        info["persist"] = persistence(root, name)
+        info["persist"] = persistence(root, name, systemd)
         if ethtool_groups:
             if root.is_live:
                 from numatune.families.network import nic
@@ -241,6 +250,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None):
         "default_route": parse_route(root.read_text("/proc/net/route")),
         "ssh": [] if brief else ssh_interfaces(root),
         "irqbalance": False if brief else irqbalance_running(root),
+        "systemd": systemd,
         "snapshot": None if root.is_live or snap is None else (
             ETHTOOL_FILE if root.exists(ETHTOOL_FILE) else ethtool_text.TEXT_DIR),
     }

@@ -240,8 +240,25 @@ def _persist(name, info, want, why, rules):
     elif kind == "ifcfg":
         missing = []
         done = netconf.ifcfg_has(text, want, name)
-        write = Write(kind="file", path=path, editor="net_ifcfg", args={"ifname": name, "want": want})
+        args = {"ifname": name, "want": want}
+        if persist.get("new"):
+            # No file keeps the NIC and this systemd has no .link files: a file of its own.
+            args["new"] = netconf.ifcfg_new(name, info.get("address"), info.get("operstate") == "up")
+        write = Write(kind="file", path=path, editor="net_ifcfg", args=args)
+    elif kind == "none":
+        yield Finding(id="net.notpersisted:%s" % name, severity="warning", area="network", target=name,
+                      rule=",".join(rules),
+                      message="%s: no NetworkManager or ifcfg file keeps it, and %s has no .link files (systemd "
+                              "209+): its settings are live only" % (name, persist["era"]),
+                      why="create an ifcfg or NetworkManager file for %s" % name)
+        return
     else:
+        if persist.get("era"):
+            yield Finding(id="net.link-era:%s" % name, severity="info", area="network", target=path,
+                          rule=",".join(rules),
+                          message="%s: %s on this root (no libsystemd-shared-NNN.so, /usr/share/doc/systemd-NNN or "
+                                  "99-default.link): %s is read only by systemd 209 and later"
+                                  % (name, persist["era"], path))
         keys, missing = netconf.link_wanted(want)
         new = netconf.link_file(text, name, info.get("address"), keys) if keys else None
         done = not keys or new == text
@@ -257,7 +274,9 @@ def _persist(name, info, want, why, rules):
         return
     yield Change(id="net.persist:%s" % name, area="network", target="%s: %s" % (path, name), current=None,
                  desired=" ".join(_fmt(v) for _, v in sorted(want.items())), scope="persistent",
-                 action="write %s (%s)" % (path, {"nm": "NetworkManager keyfile", "ifcfg": "ifcfg",
+                 action="write %s (%s)" % (path, {"nm": "NetworkManager keyfile",
+                                                  "ifcfg": "a new ifcfg file, %s" % persist.get("era")
+                                                  if persist.get("new") else "ifcfg",
                                                   "link": "systemd .link file"}[kind]),
                  why=why, rule=",".join(rules), writes=[write])
 

@@ -236,7 +236,23 @@ def bonding_opts_has(text, options):
     return all(bonding_opts(text).get(k) == v for k, v in options.items())
 
 
-def ifcfg_edit(text, ifname, want):
+IFCFG_HEADER = "# Created by numatune: `numatune revert` removes it.\n"
+
+
+def ifcfg_new(ifname, mac, up):
+    """The variables of a new ifcfg file for a NIC no file configures: the
+    network service brings it up at boot, with no address, as it is now
+    (ONBOOT=no for a NIC that is down now: its settings wait for `ifup`)."""
+    out = {"DEVICE": ifname}
+    if mac:
+        out["HWADDR"] = mac
+    out.update({"ONBOOT": "yes" if up else "no", "BOOTPROTO": "none"})
+    return out
+
+
+def ifcfg_edit(text, ifname, want, new=None):
+    if text is None and new:
+        text = IFCFG_HEADER + ifcfg_set(None, new)
     return ifcfg_set(text, ifcfg_wanted(want, ifname, ifcfg_get(text).get("ETHTOOL_OPTS")))
 
 

@@ -184,6 +184,12 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
     kind = classify(name, dm_uuid)
     rotational_text = _clean(queue["rotational"])
     rotational = _int(rotational_text)
+    udev = keep_properties(props)
+    # A capture without uevent files: every /sys/block entry (partitions are
+    # left out above) is a whole disk, which is what the rules' DEVTYPE says.
+    assumed = "DEVTYPE" not in udev
+    if assumed:
+        udev["DEVTYPE"] = "disk"
     return {
         "name": name,
         "kind": kind,
@@ -200,7 +206,8 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
         "slaves": root.listdir(path + "/slaves"),
         "holders": root.listdir(path + "/holders"),
         "numa_node": _numa_node(root, real, numa_cache),
-        "udev": keep_properties(props),
+        "udev": udev,
+        "devtype_assumed": assumed,
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
         # never the ones a multipath map inherits below.
         "attrs": {"vendor": vendor, "model": model, "queue/rotational": rotational_text},

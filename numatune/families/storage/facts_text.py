@@ -57,6 +57,10 @@ def facts_lines(facts):
             out += line(settings, indent=6)
     if rest:
         out.append(rest)
+    assumed = [n for n, d in devices.items() if d.get("devtype_assumed")]
+    if assumed:
+        out += line("no uevent file for %s: taken as whole disks (every /sys/block entry is one)"
+                    % plural(len(assumed), "device"))
     files = [("numatune's udev rules", mine.get("udev_rules")), ("/etc/multipath.conf", mine.get("multipath_conf"))]
     said = ["%s %s" % (name, "present" if text is not None else "absent") for name, text in files if name]
     if "multipathd" in mine:

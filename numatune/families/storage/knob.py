@@ -10,6 +10,7 @@ as later policy files win over earlier ones.
 import fnmatch
 import re
 
+from numatune.facts import routes
 from numatune.families.storage import multipath_conf, multipathd, udev_rules
 from numatune.errors import PolicyError
 from numatune.families.storage import facts as facts_block
@@ -264,7 +265,14 @@ def diff(data, facts):
                 else:
                     unset[index].add(name)
                 yield item
-    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned)
+    # Settings another mechanism keeps at boot (a tuned profile's [disk]): no udev rule for them.
+    kept_by = {}
+    for i, rule, _, _, _ in per_rule:
+        for attr in settings_of(rule):
+            found = routes.route(facts, "block", "%d.%s" % (i, attr))
+            if found:
+                kept_by[(i, attr)] = found["by"]
+    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
     for i, rule, direct, expanded, via in per_rule:
         if not (direct and compliant[i] and settings_of(rule)):
             continue
@@ -272,11 +280,20 @@ def diff(data, facts):
         if not done:
             continue  # nothing is set by this rule: its findings say why; nothing to call compliant
         kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
-        where = ("live and persisted by %s" % udev_rules.PATH if len(kept) == len(done)
+        by = sorted({udev_rules.PATH if (i, a) not in kept_by else kept_by[(i, a)] for a in settings_of(rule)})
+        where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)
                  else "live; persisted for %d of them" % len(kept))
         yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
                         % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
-    yield from block_persist.udev(data, mine, per_rule, assigned)
+    assumed = sorted({n for _, _, _, expanded, _ in per_rule for n in expanded
+                      if devices[n].get("devtype_assumed")}, key=_natural)
+    if assumed:
+        yield Finding(id="block.uevent-missing", severity="info", area="storage", target="/sys/block", rule="block",
+                      message="no uevent file for %s in this capture: every /sys/block entry is a whole disk "
+                              "(partitions are not listed there), so the udev rules' DEVTYPE==disk selects them"
+                              % (", ".join(assumed[:6]) + (" and %d more" % (len(assumed) - 6)
+                                                           if len(assumed) > 6 else "")))
+    yield from block_persist.udev(data, mine, per_rule, assigned, kept_by)
 
 
 def _describe(match):

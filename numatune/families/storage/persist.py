@@ -24,10 +24,12 @@ def _scheduler_names(wanted, devices, names):
     return [n for n in SCHEDULER_NAMES[wanted] if n in offered]
 
 
-def desired_entries(data, facts, per_rule):
+def desired_entries(data, facts, per_rule, routed=()):
     """([(comment, keys, (assign key, value))], findings) for every rule
     that selects a device now; a line two rules would both write is kept
-    once, where the later rule puts it (later rules win, as in udev)."""
+    once, where the later rule puts it (later rules win, as in udev).
+    ``routed``: (rule index, attr) that another mechanism keeps (a tuned
+    profile's [disk]), left out of the rules."""
     devices = facts["devices"]
     entries, findings = [], []
     memo = {}   # which devices each udev key matches, shared by the rules
@@ -45,7 +47,7 @@ def desired_entries(data, facts, per_rule):
                         "settings only from the next `numatune apply`" % i,
                 why='select the maps by dm_name or wwn (e.g. match = { dm_name = "ora_*" })'))
         for attr, value in settings_of(rule).items():
-            if attr not in UDEV_ATTRS:
+            if attr not in UDEV_ATTRS or (i, attr) in routed:
                 continue
             names = None
             if attr == "scheduler":
@@ -66,7 +68,7 @@ def desired_entries(data, facts, per_rule):
     return kept[::-1], findings
 
 
-def coverage(rules, facts, per_rule, assigned):
+def coverage(rules, facts, per_rule, assigned, routed=()):
     """{device: [attr]} of the settings ``rules`` would not give a device
     after a reboot or hot-add (the live value alone keeps them)."""
     devices = facts["devices"]
@@ -74,8 +76,8 @@ def coverage(rules, facts, per_rule, assigned):
     missing = {}
     for name, attrs in assigned.items():
         dev = devices[name]
-        for attr, (value, _) in attrs.items():
-            if attr not in UDEV_ATTRS:
+        for attr, (value, index) in attrs.items():
+            if attr not in UDEV_ATTRS or (index, attr) in routed:
                 continue
             if attr in SCSI_ONLY and dev["kind"] == "dm-multipath":
                 continue
@@ -114,13 +116,13 @@ def _live_only(per_rule, missing):
                       why="select these devices by vendor/model, wwn, a udev property or dm_name")
 
 
-def udev(data, facts, per_rule, assigned=None):
-    entries, findings = desired_entries(data, facts, per_rule)
+def udev(data, facts, per_rule, assigned=None, routed=()):
+    entries, findings = desired_entries(data, facts, per_rule, routed)
     yield from findings
     text = facts.get("udev_rules")
     if assigned:
         wanted_rules = [(keys, [assign]) for _, keys, assign in entries]
-        yield from _live_only(per_rule, coverage(wanted_rules, facts, per_rule, assigned))
+        yield from _live_only(per_rule, coverage(wanted_rules, facts, per_rule, assigned, routed))
     for i, rule, direct, expanded, via in per_rule:
         if "cache_type" in rule and expanded:
             yield Finding(id="block.cache_type-live:%d" % i, severity="info", area="storage",

@@ -4,7 +4,7 @@
 that load after ours and set another value are part of the plan: their line is
 commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
-from numatune.facts import manifest
+from numatune.facts import manifest, routes
 from numatune.families.sysctl import facts as facts_sysctl
 from numatune.families.sysctl import minimum, spelling, support
 from numatune.model import Change, Compliant, Finding, Write
@@ -71,10 +71,14 @@ def read(root, data, extra_keys=()):
     return out
 
 
-def persist(key, desired, why, facts, data, area=None, live_supported=True, at_least=None):
+def persist(key, desired, why, facts, data, area=None, live_supported=True, at_least=None, route=None):
     """Changes and findings that make ``desired`` win at boot; with ``at_least``
     any boot value at or above that minimum (per field) will do, and ``desired``
-    (the value written live) is what our file gets when one is needed."""
+    (the value written live) is what our file gets when one is needed.
+
+    ``route``: another mechanism keeps the key (numatune.facts.routes). tuned
+    re-applies the sysctl.d files after its profile (its reapply_sysctl, on
+    by default), so a file that sets another value still wins there."""
     def ok(value):
         return value == desired if at_least is None else bool(minimum.meets(value, at_least))
     files = facts["files"]
@@ -84,6 +88,13 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
     paths = [f["path"] for f in files]
     after_ours = paths[paths.index(ours) + 1:] if ours in paths else []
     win = facts_sysctl.effective(files, key)
+    if route:
+        if not win or ok(win[0]):
+            if route["kept"] or win:
+                yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s)" % (
+                    key, desired, route["by"] if route["kept"] or not win else "%s:%d" % win[1:]), area)
+            return  # otherwise the route's own change carries it
+        after_ours = [p for p in paths if p != ours]
     runtime = [f["path"] for f in files if f["path"] in after_ours and key in f.get("marked", ())]
     for path in runtime:
         yield Finding(id="sysctl.runtime-file:%s@%s" % (key, path), severity="warning", area=area, target=path,
@@ -96,7 +107,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
             key, win[0], win[1], win[2], _floor_text(win[0], at_least)), area)
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
-    if not ours_value or not ok(ours_value[0]):
+    if (not ours_value and not route) or (ours_value and not ok(ours_value[0])):
         yield Change(
             id="sysctl.persist:" + key, area=area, target="%s: %s" % (ours, key),
             current=win[0] if win else None, desired=desired, scope="persistent",
@@ -169,7 +180,7 @@ def _diff(data, facts):
         floor = wanted if kind == "at_least" else None
         if live is None:
             yield from _missing(key, minimum.raised(None, wanted) if floor else wanted, why, mine, data, area,
-                                floor)
+                                floor, routes.route(facts, "sysctl", key))
             continue
         desired = minimum.raised(live, floor) if floor else wanted
         if desired is None:
@@ -189,7 +200,8 @@ def _diff(data, facts):
                 writes=[Write(kind="value", path=facts_sysctl.key_path(key), value=desired, format="words")])
         else:
             yield Compliant("sysctl.live:" + key, "%s = %s live%s" % (key, desired, _floor_text(live, floor)), area)
-        yield from persist(key, desired, why, mine, data, area, at_least=floor)
+        yield from persist(key, desired, why, mine, data, area, at_least=floor,
+                           route=routes.route(facts, "sysctl", key))
 
 
 def _floor_text(have, floor):
@@ -203,7 +215,7 @@ def _floor_text(have, floor):
     return ", the minimum %s" % floor
 
 
-def _missing(key, desired, why, mine, data, area, floor=None):
+def _missing(key, desired, why, mine, data, area, floor=None, route=None):
     """A key without its /proc/sys file: not supported, or only not captured."""
     info = mine.get("missing") or {}
     answer, reason = support.support(key, facts_sysctl.key_path(key), info.get("is_live", False),
@@ -220,7 +232,7 @@ def _missing(key, desired, why, mine, data, area, floor=None):
     # The kernel has it: the next boot gets it from sysctl.d, whatever the capture lacks.
     yield Finding(id="sysctl.not-captured:" + key, severity="info", area=area, target=key, rule="sysctl." + key,
                   message="%s: %s: its live value is not known; persisted for the next boot" % (key, reason))
-    yield from persist(key, desired, why, mine, data, area, at_least=floor)
+    yield from persist(key, desired, why, mine, data, area, at_least=floor, route=route)
 
 
 # Editors: pure functions from a file's current text (None: absent) to its new text.

@@ -4,7 +4,7 @@ from numatune.families.tuned import facts_text, knob
 
 FAMILY = Family(
     name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals,
+    editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals, resolve=knob.resolve,
     snapshot=Snapshot(patterns=(
         ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
         ("/etc/tuned", r".*", True),

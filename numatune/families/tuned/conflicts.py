@@ -12,6 +12,7 @@ import re
 # tuned (the administrator's /etc/tuned over the packaged /usr/lib/tuned;
 # tuned 2.24 moved both to a profiles/ subdirectory).
 PROFILE_DIRS = ("/etc/tuned/profiles", "/etc/tuned", "/usr/lib/tuned/profiles", "/usr/lib/tuned")
+NAME = "tuned"
 ACTIVE = "/etc/tuned/active_profile"
 MODE = "/etc/tuned/profile_mode"
 VAR_RE = re.compile(r"\$\{([A-Za-z0-9_]+)\}")
@@ -132,6 +133,9 @@ def effective(profile):
 
 def _norm(value):
     return " ".join(str(value).split())
+
+
+norm = _norm
 
 
 def _sysctl_conflict(tuned_value, wanted):

@@ -4,8 +4,13 @@ selects with ``[tuned] profile``), numad and irqbalance.
 tuned: each knob the profile sets differently from the policy is a finding
 that says who wins and when. Selecting a profile writes
 /etc/tuned/active_profile (journaled); tuned applies it when it starts.
+With ``persist = "profile"`` (the default where a profile is active) the
+policy is kept by a child profile over it (``route``).
 """
+import shutil
+
 from numatune.families.tuned import conflicts as tc
+from numatune.families.tuned import route as tr
 from numatune.facts.procs import table
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
@@ -15,6 +20,9 @@ POLICY = {
     "tuned": Table({
         "profile": Scalar(str, pattern=r"^[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*$",
                           doc="a tuned profile name such as latency-performance (several: space-separated)"),
+        "persist": Scalar(str, choices=("profile", "files"),
+                          doc='"profile": a child tuned profile keeps the policy at boot (the default where a '
+                              'profile is active); "files": sysctl.d, udev rules and the bootloader'),
         "why": WHY,
     }),
 }
@@ -23,7 +31,7 @@ WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants", "/etc/rc.d/rc3.d", 
 
 
 def _relevant(data):
-    return any(data.get(k) for k in ("sysctl", "kernel", "cpu", "tuned", "cpuset"))
+    return any(data.get(k) for k in ("sysctl", "kernel", "cpu", "tuned", "cpuset", "block"))
 
 
 def running(root, names):
@@ -45,7 +53,14 @@ def read(root, data):
     active_text = root.read_text(tc.ACTIVE)
     tuned_dirs = [d for d in tc.PROFILE_DIRS if root.isdir(d)]
     wanted = (data.get("tuned") or {}).get("profile")
-    names = tc.split_names(wanted) if wanted else tc.split_names(active_text)
+    active = tc.split_names(active_text)
+    subdir = root.isdir("/usr/lib/tuned/profiles")
+    child_text = root.read_text(tr.child_path({"profiles_subdir": subdir}))
+    child_parent = tc.split_names(_include(child_text))
+    # The profile the policy builds on: the one it names, else the active
+    # one, or, once numatune's child is active, the one the child includes.
+    parent = tc.split_names(wanted) if wanted else child_parent if active == [tr.CHILD] else active
+    names = [tr.CHILD] if active == [tr.CHILD] and parent == child_parent else parent
     profile = tc.load_profile(root.read_text, names) if names else None
     procs = running(root, ("tuned", "numad", "irqbalance"))
     cpuidle = None
@@ -55,8 +70,12 @@ def read(root, data):
         cpuidle = cpupower.read_cpuidle(root, read_cpus(root)[1])
     return {
         "installed": bool(tuned_dirs),
-        "active": tc.split_names(active_text),
+        "active": active,
         "mode": root.read_value(tc.MODE),
+        "parent": parent,
+        "profiles_subdir": subdir,
+        "child": child_text,
+        "tuned_adm": shutil.which("tuned-adm") if root.is_live else None,
         "profile": profile,
         "conflicts": tc.conflicts(data, profile, cpuidle) if profile else [],
         "running": procs,
@@ -65,16 +84,27 @@ def read(root, data):
     }
 
 
+def _include(text):
+    return tc.parse_conf(text).get("main", {}).get("include", ("",))[0]
+
+
+def resolve(data, facts):
+    return tr.resolve(data, facts)
+
+
 def diff(data, facts):
     mine = facts.get(NAME) or {}
     if not mine:
         return
-    yield from _select(data, mine)
-    yield from _conflicts(data, mine)
+    resolved = (facts.get("resolved") or {}).get(NAME) or {}
+    route = resolved.get("route")
+    yield from _select(data, mine, route)
+    yield from _child(data, mine, resolved)
+    yield from _conflicts(data, mine, route)
     yield from _others(data, mine)
 
 
-def _select(data, mine):
+def _select(data, mine, route):
     spec = data.get("tuned") or {}
     wanted = spec.get("profile")
     if not wanted:
@@ -91,6 +121,8 @@ def _select(data, mine):
                       % (", ".join(profile["missing"]), ", ".join(tc.PROFILE_DIRS)))
         return
     names = tc.split_names(wanted)
+    if route == "profile":
+        return  # numatune's child profile includes it and is the one selected
     if mine["active"] == names:
         yield Compliant("tuned.profile", "tuned profile %s is active" % wanted, "kernel")
         return
@@ -102,7 +134,53 @@ def _select(data, mine):
                          Write(kind="file", path=tc.MODE, editor="tuned_line", args={"value": "manual"})])
 
 
-def _conflicts(data, mine):
+def _child(data, mine, resolved):
+    """numatune's child profile: written and selected, or said to be in place."""
+    if (data.get("tuned") or {}).get("persist") == "profile" and resolved.get("route") is None:
+        yield Finding(id="tuned.no-profile-to-include", severity="warning", area="kernel", target=tc.ACTIVE,
+                      rule="tuned.persist",
+                      message='[tuned] persist = "profile", but %s: the policy is kept by sysctl.d, udev rules '
+                              'and the bootloader instead' % (
+                                  "tuned is not installed" if not mine["installed"] else
+                                  "no tuned profile is active or named by [tuned] profile" if not mine["parent"]
+                                  else "tuned profile %s is not found" % " ".join(mine["parent"])))
+        return
+    if resolved.get("route") != "profile" or not resolved.get("units"):
+        return
+    path = tr.child_path(mine)
+    active = mine["active"] == [tr.CHILD]
+    content = resolved["content"]
+    carried = [k for kind in resolved["routes"].values() for k, r in kind.items() if not r["kept"]]
+    if active and mine["child"] == content:
+        yield Compliant("tuned.persist", "tuned profile %s (%s) keeps the policy over %s"
+                        % (tr.CHILD, path, resolved["parent"]), "kernel")
+        return
+    if not active and not carried:
+        yield Compliant("tuned.persist", "tuned profile %s keeps the policy's sysctls already"
+                        % " ".join(mine["active"]), "kernel")
+        return
+    writes = [Write(kind="file", path=path, editor="tuned_profile", args={"content": content})]
+    if not active:
+        writes += [Write(kind="file", path=tc.ACTIVE, editor="tuned_line", args={"value": tr.CHILD}),
+                   Write(kind="file", path=tc.MODE, editor="tuned_line", args={"value": "manual"})]
+    running = "tuned" in mine["running"] and mine.get("tuned_adm")
+    if running:
+        # The daemon applies the profile now; its own writes of the two files are journaled beforehand.
+        writes.append(Write(kind="command", path="tuned-adm", argv=[mine["tuned_adm"], "profile", tr.CHILD],
+                            files=[tc.ACTIVE, tc.MODE]))
+    units = ", ".join(s for s, _ in resolved["units"])
+    yield Change(id="tuned.persist", area="kernel", target=path, current=" ".join(mine["active"]) or None,
+                 desired="%s (include=%s; %s)" % (tr.CHILD, resolved["parent"], units), scope="persistent",
+                 risk="medium", restart_required=not running,
+                 action="write tuned profile %s over %s and select it%s" % (
+                     tr.CHILD, resolved["parent"], " (tuned-adm profile)" if running else
+                     " (applied when tuned starts)"),
+                 why=(data.get("tuned") or {}).get("why", "") or "tuned applies its profile after sysctl.d at "
+                                                                   "boot: a child profile keeps the policy",
+                 rule="tuned.persist", writes=writes)
+
+
+def _conflicts(data, mine, route):
     profile = mine["profile"]
     if not profile or not profile["files"]:
         return
@@ -111,6 +189,13 @@ def _conflicts(data, mine):
     when = ("tuned is running and re-applies it whenever it starts" if started else
             "tuned applies it when it starts")
     for knob, theirs, ours, where, area in mine["conflicts"]:
+        if route == "profile":
+            # The child profile sets the policy's value over it (boot arguments: the bootloader still has both).
+            yield Finding(id="tuned.conflict:%s" % knob.replace(" ", "_"), severity="info", area=area,
+                          target=where, rule="tuned.profile",
+                          message="tuned profile %s sets %s = %s (%s), the policy %s: numatune's child profile %s "
+                                  "overrides it" % (name, knob, theirs, where, ours, tr.CHILD))
+            continue
         yield Finding(id="tuned.conflict:%s" % knob.replace(" ", "_"), severity="warning", area=area,
                       target=where, rule="tuned.profile",
                       message="tuned profile %s sets %s = %s (%s), the policy %s: %s (after sysctl.d at boot), so "
@@ -137,7 +222,12 @@ def tuned_line(text, value):
     return value + "\n"
 
 
-EDITORS = {"tuned_line": tuned_line}
+def tuned_profile(text, content):
+    """Editor: numatune's whole child profile (None removes it)."""
+    return content
+
+
+EDITORS = {"tuned_line": tuned_line, "tuned_profile": tuned_profile}
 
 
 def _subjects(change):
