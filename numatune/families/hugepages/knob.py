@@ -150,8 +150,10 @@ def diff(data, facts):
         sized = [s for s in auto["instances"] if s["pages"]]
         yield Finding(id="hugepages.auto", severity="info", area="memory", target="hugepages-%dkB" % auto["kb"],
                       rule="hugepages.count",
-                      message='count = "auto": %d x %dkB pages (a %d%% margin, never below the pages in use): %s'
-                              % (hp["count"], auto["kb"], auto["margin_pct"], who(sized) or "no SGA on HugePages"))
+                      message='count = "auto": %d x %dkB pages (a %d%% margin%s, never below the pages in use): %s'
+                              % (hp["count"], auto["kb"], auto["margin_pct"],
+                                 ", plus %d in use by others" % auto["others"] if auto.get("others") else "",
+                                 who(sized) or "no SGA on HugePages"))
     why = hp.get("why", "")
     kb = size_kb(data)
     count = hp["count"]
