@@ -1,0 +1,10 @@
+"""The boot path for values no other file keeps (numatune.apply.bootfile): the
+families that set such values live keep them at boot through ``persist``;
+this family reads what is in place (the boot file, the unit, its enabling)
+and owns the editors that write them. It has no policy table of its own."""
+from numatune.family import Family
+from numatune.families.bootunit import unit
+from numatune.families.bootunit.unit import persist  # noqa: F401 (what other families call)
+
+FAMILY = Family(name="bootunit", areas=("memory",), policy={}, read=unit.read, diff=unit.diff,
+                editors=unit.EDITORS, facts_lines=unit.facts_lines)
