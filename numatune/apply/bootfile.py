@@ -55,11 +55,12 @@ def set_line(text, path, value):
     return "".join(out)
 
 
-def run(root, out=sys.stdout):
+def run(root, out=None):
     """Write every value of the boot file under ``root``; one line per
     setting on ``out`` (the journal, under systemd). Returns the number of
     settings that failed (a missing file on this boot, a value the kernel
     refused): the others are still written."""
+    out = out or sys.stdout
     text = root.read_text(PATH)
     if text is None:
         out.write("numatune boot: %s does not exist: nothing to restore\n" % PATH)
