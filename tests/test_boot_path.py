@@ -13,6 +13,18 @@ EIGHT_NODES = Path(__file__).parent / "cases" / "hugepages" / "in-use-by-others"
 NODE = "sys/devices/system/node/node%s/hugepages/hugepages-2048kB/nr_hugepages"
 
 
+def _eight_nodes(tmp_path, init="sysv"):
+    """The case's root: RHEL 6.5 with the RPM's SysV script; "systemd": the
+    same host as a RHEL 7 one (the Superdome X era) without the unit installed."""
+    root = tmp_path / "root"
+    shutil.copytree(EIGHT_NODES, root, symlinks=True)
+    if init == "systemd":
+        shutil.rmtree(root / "etc/rc.d")
+        (root / "etc/systemd/system").mkdir(parents=True)
+        write(root, "/proc/sys/kernel/osrelease", "3.10.0-1160.el7.x86_64\n")
+    return root
+
+
 def _nodes(root):
     return {str(n): int((root / (NODE % n)).read_text()) for n in range(8)}
 
@@ -31,8 +43,7 @@ def test_the_8_node_host_keeps_node_7_for_its_instance_across_a_reboot(tmp_path,
     """Issue #24's done-when: apply --policy oracle-hugepages leaves node 7
     at least 15,745 free pages beside the 255 in use, and what it persists
     gives node 7 those pages again at boot."""
-    root = tmp_path / "root"
-    shutil.copytree(EIGHT_NODES, root, symlinks=True)
+    root = _eight_nodes(tmp_path)
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", "oracle-hugepages", "--confirm-within", "0")
     assert status == 0, out + err
     node7 = _nodes(root)["7"]
@@ -47,6 +58,15 @@ def test_the_8_node_host_keeps_node_7_for_its_instance_across_a_reboot(tmp_path,
     # One line per setting, saying what it was at boot.
     assert len([line for line in out.splitlines() if line.startswith("numatune boot: /sys/")]) == 8
     assert "node7/hugepages/hugepages-2048kB/nr_hugepages = %d (was 2039)" % node7 in out
+    # RHEL 6: the RPM's SysV script runs it; apply writes no unit there.
+    assert not (root / "etc/systemd").exists()
+
+
+def test_under_systemd_apply_installs_and_enables_the_unit(tmp_path, cli):
+    root = _eight_nodes(tmp_path, "systemd")
+    policy = REPO / "tests/cases/hugepages/in-use-by-others/policy.toml"
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
+    assert status == 0, out + err
     # The unit is installed and enabled by files apply journaled.
     unit = (root / "etc/systemd/system/numatune-boot.service").read_text()
     assert re.search(r"^ExecStart=\S+ boot$", unit, re.M)
@@ -55,8 +75,7 @@ def test_the_8_node_host_keeps_node_7_for_its_instance_across_a_reboot(tmp_path,
 
 
 def test_revert_takes_the_boot_file_and_the_unit_away(tmp_path, cli):
-    root = tmp_path / "root"
-    shutil.copytree(EIGHT_NODES, root, symlinks=True)
+    root = _eight_nodes(tmp_path, "systemd")
     before = tree_digest(root)
     policy = REPO / "tests/cases/hugepages/in-use-by-others/policy.toml"
     assert cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")[0] == 0
@@ -69,9 +88,16 @@ def test_revert_takes_the_boot_file_and_the_unit_away(tmp_path, cli):
     assert tree_digest(root) == before
 
 
+def test_a_sysv_host_without_the_script_is_told(tmp_path, cli):
+    root = _eight_nodes(tmp_path)
+    (root / "etc/rc.d/init.d/numatune-boot").unlink()
+    policy = REPO / "tests/cases/hugepages/in-use-by-others/policy.toml"
+    plan = json.loads(cli("plan", "--root", root, "--policy", policy, "--format", "json")[1])
+    assert "bootunit.no-sysv-script" in {f["id"] for f in plan["findings"]}
+
+
 def test_an_installed_unit_is_not_written_again(tmp_path, cli):
-    root = tmp_path / "root"
-    shutil.copytree(EIGHT_NODES, root, symlinks=True)
+    root = _eight_nodes(tmp_path, "systemd")
     write(root, "/usr/lib/systemd/system/numatune-boot.service",
           (REPO / "packaging/systemd/numatune-boot.service").read_text())
     policy = REPO / "tests/cases/hugepages/in-use-by-others/policy.toml"
@@ -104,7 +130,7 @@ def test_the_packaged_unit_is_the_one_apply_writes():
 
 
 def test_the_boot_file_editor_replaces_a_line_in_place():
-    from numatune.apply.bootfile import parse, set_line
+    from numatune.facts.bootfile import parse, set_line
     text = set_line(None, "/sys/a", "1")
     text = set_line(text, "/sys/b", "2")
     text = set_line(text, "/sys/a", "3")

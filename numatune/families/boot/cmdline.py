@@ -101,6 +101,30 @@ def writes_for(facts, cfg, add, remove):
     return writes
 
 
+def _no_bootloader(wanted, live, facts):
+    """No bootloader file numatune knows: an argument to remove that the
+    running kernel was not booted with needs nothing kept; THP is kept by
+    the boot file (numatune-boot.service writes it early at boot); what is
+    left cannot be persisted, and the finding names only that."""
+    from numatune.families import bootunit
+    thp = facts["host"].get("thp")
+    left = []
+    for arg, want, why, rule in wanted:
+        if not want and live is not None and not _has(live, arg):
+            continue
+        name, _, value = arg.partition("=")
+        if want and name == "transparent_hugepage" and thp and value in (thp.get("options") or [value]):
+            yield from bootunit.persist(facts, "thp.boot", "transparent_hugepage", thp["path"], value, why,
+                                        area="memory", rule=rule)
+            continue
+        left.append(("+" if want else "-") + arg)
+    if left:
+        yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
+                      rule="kernel.cmdline",
+                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
+                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted" % ", ".join(left))
+
+
 def diff(data, facts):
     wanted = boot_args(data, facts)
     live = facts["host"]["cmdline"]
@@ -115,10 +139,7 @@ def diff(data, facts):
     cfg = config(facts)
     listed = ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
-        yield Finding(id="cmdline.no-bootloader", severity="warning", area="kernel", target="bootloader",
-                      rule="kernel.cmdline",
-                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
-                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted" % listed)
+        yield from _no_bootloader(wanted, live, facts)
         return
     if cfg.kind == "none":
         # Only the files that feed later kernels and grub2-mkconfig: what the next boot gets is not known.

@@ -11,7 +11,7 @@ for RHEL/OL 6 (chkconfig) in /etc/rc.d/init.d; apply writes the unit into
 import os
 import sys
 
-from numatune.apply import bootfile
+from numatune.facts import bootfile
 from numatune.model import Change, Compliant, Finding, Write
 
 NAME = "bootunit"
@@ -66,9 +66,11 @@ def this_numatune():
 def read(root, data):
     text = root.read_text(bootfile.PATH)
     unit = next((d + "/" + UNIT for d in UNIT_DIRS if root.exists(d + "/" + UNIT)), None)
-    systemd = any(root.exists(p) for p in ("/usr/lib/systemd/systemd", "/lib/systemd/systemd",
-                                             "/etc/systemd/system"))
-    sysv = not systemd and root.isdir("/etc/rc.d/init.d")
+    systemd = unit is not None or any(root.exists(p) for p in ("/usr/lib/systemd/systemd", "/lib/systemd/systemd",
+                                                                 "/etc/systemd/system"))
+    # RHEL/OL 6 (kernel 2.6.32) boots with SysV init; a capture may hold no /etc/rc.d at all.
+    release = root.read_value("/proc/sys/kernel/osrelease") or ""
+    sysv = not systemd and (root.isdir("/etc/rc.d/init.d") or release.startswith("2."))
     return {"values": dict(bootfile.parse(text)), "unit": unit, "wants": root.read_text(WANTS),
             "init": "sysv" if sysv else "systemd", "sysv_script": root.exists(SYSV)}
 
@@ -95,10 +97,11 @@ def _install(mine):
     return out
 
 
-def persist(facts, change_id, target, path, value, why="", area="memory", rule=""):
+def persist(facts, change_id, target, path, value, why="", area="memory", rule="", first=True):
     """Keep ``path = value`` at boot through the boot file: Compliant when it
     is there and the unit is enabled, else a persistent Change that writes
-    the line and installs and enables the unit."""
+    the line and installs and enables the unit. ``first``: the first of a
+    caller's values (a missing SysV script is said once)."""
     mine = facts[NAME]
     have = mine["values"].get(path)
     writes = [] if have == value else [Write(kind="file", path=bootfile.PATH, editor="boot_value",
@@ -111,7 +114,7 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
                      scope="persistent", rule=rule, why=why,
                      action="keep in %s, run at boot by %s" % (bootfile.PATH, UNIT),
                      writes=writes)
-    if mine["init"] == "sysv" and not mine["sysv_script"]:
+    if first and mine["init"] == "sysv" and not mine["sysv_script"]:
         yield Finding(id="bootunit.no-sysv-script", severity="warning", area=area, target=SYSV, rule=rule,
                       message="%s is missing: nothing runs %s at boot on this SysV host" % (SYSV, bootfile.PATH),
                       why="install the numatune RPM (its %post runs `chkconfig --add numatune-boot`)")

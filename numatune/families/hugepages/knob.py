@@ -218,11 +218,12 @@ def _persist_per_node(want, kb, count, topo, why, facts):
                               ", ".join("node %s %d" % (n, at_boot[n]) for n in sorted(at_boot, key=int)),
                               ", ".join("node %s %d" % (n, want[n]) for n in sorted(want, key=int))))
     # Shrink before growing, as the live changes do: memory is free where it is asked for.
-    for nid in sorted(want, key=lambda n: (want[n] > at_boot.get(n, 0), int(n))):
+    order = sorted(want, key=lambda n: (want[n] > at_boot.get(n, 0), int(n)))
+    for i, nid in enumerate(order):
         path = "/sys/devices/system/node/node%s/hugepages/hugepages-%dkB/nr_hugepages" % (nid, kb)
         yield from bootunit.persist(facts, "hugepages.boot:node%s:%dkB" % (nid, kb),
                                     "node%s hugepages-%dkB" % (nid, kb), path, str(want[nid]), why,
-                                    rule="hugepages.placement")
+                                    rule="hugepages.placement", first=i == 0)
 
 
 def _live_per_node(want, kb, count, topo, why):
