@@ -83,7 +83,13 @@ def test_revert_takes_the_boot_file_and_the_unit_away(tmp_path, cli):
     status, out, err = cli("check", "--root", root, "--policy", policy, "--format", "json")
     persisted = [r for r in json.loads(out)["compliant"] if r["rule"].startswith("hugepages.boot:")]
     assert len(persisted) == 8
-    assert all("at boot (/etc/numatune/boot.conf (numatune-boot.service))" in r["message"] for r in persisted)
+    assert all(r["kept_by"] == "numatune-boot.service (/etc/numatune/boot.conf)" for r in persisted)
+    report = json.loads(out)
+    by = {r["id"]: r["persisted_by"] for r in report["results"] if r["state"] == "compliant"}
+    assert by["hugepages.live"] == ""          # a live value is not "persisted"
+    assert by["sysctl.persist:vm.nr_hugepages"].startswith("sysctl.d file /etc/sysctl.d/90-numatune.conf:")
+    text = cli("check", "--root", root, "--policy", policy)[1]
+    assert re.search(r"node7 hugepages-2048kB = 16039 at boot, persisted by\s+numatune-boot\.service", text), text
     assert cli("revert", "--last", "--root", root)[0] == 0
     assert tree_digest(root) == before
 

@@ -192,7 +192,8 @@ def diff(data, facts):
                                      "without" if present else "with"))
         else:
             yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
-                                                                            else "absent"), "kernel")
+                                                                            else "absent"), "kernel",
+                            kept_by="bootloader (%s)" % ", ".join(cfg.files) if cfg.files else "bootloader")
     yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
 
 

@@ -82,8 +82,8 @@ def diff(data, facts):
 def mechanism(mine):
     """How the boot file is run at boot, for the report: what `check` names."""
     if mine["init"] == "sysv":
-        return "%s (SysV script numatune-boot)" % bootfile.PATH
-    return "%s (%s)" % (bootfile.PATH, UNIT)
+        return "the SysV script numatune-boot (%s)" % bootfile.PATH
+    return "%s (%s)" % (UNIT, bootfile.PATH)
 
 
 def _install(mine):
@@ -108,7 +108,7 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
                                              args={"path": path, "value": value})]
     writes += _install(mine)
     if not writes:
-        yield Compliant(change_id, "%s = %s at boot (%s)" % (target, value, mechanism(mine)), area)
+        yield Compliant(change_id, "%s = %s at boot" % (target, value), area, kept_by=mechanism(mine))
     else:
         yield Change(id=change_id, area=area, target="%s at boot" % target, current=have, desired=value,
                      scope="persistent", rule=rule, why=why,

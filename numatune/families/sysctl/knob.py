@@ -84,7 +84,8 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True):
                               "that file puts the line back, and %s = %s is lost at boot" % (key, path, key, desired),
                       why="change the tool that writes %s (a tuned profile's [sysctl]?)" % path)
     if win and win[0] == desired and not runtime:
-        yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)" % (key, desired, win[1], win[2]), area)
+        yield Compliant("sysctl.persist:" + key, "%s = %s at boot" % (key, desired), area,
+                        kept_by="sysctl.d file %s:%d" % (win[1], win[2]))
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
     if not ours_value or ours_value[0] != desired:
