@@ -136,10 +136,10 @@ EDITORS = {"boot_value": boot_value, "boot_unit": boot_unit, "boot_wants": boot_
 
 
 def facts_lines(facts):
-    mine = facts.get(NAME) or {}
-    if not mine.get("values"):
+    mine = facts.get(NAME)
+    if not mine or not mine["values"]:
         return []
-    out = ["numatune boot path: %d value(s) in %s, run by %s" % (
-        len(mine["values"]), bootfile.PATH, mine["unit"] or ("the SysV script" if mine["init"] == "sysv"
-                                                               else "no installed unit"))]
-    return out
+    runner = mechanism(mine) if mine["values"] else bootfile.PATH
+    if mine["init"] != "sysv" and mine["values"] and not mine["unit"]:
+        runner += ", unit not installed"
+    return ["boot path: %d value(s) numatune keeps for the next boot in %s" % (len(mine["values"]), runner)]
