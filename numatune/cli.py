@@ -110,6 +110,15 @@ def build_parser():
     p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
+    p = sub.add_parser("boot", help="at boot: write again the values apply kept in /etc/numatune/boot.conf",
+                       description="Write again, one line logged per setting, the values numatune applied that "
+                                   "no other file keeps (per-node HugePages ...), as apply left them in "
+                                   "/etc/numatune/boot.conf. numatune-boot.service (or the SysV script "
+                                   "numatune-boot) runs it early at boot; apply installs and enables the unit "
+                                   "when it keeps such a value. Reads no policy. Exit status: 0 done, 1 a "
+                                   "setting failed (the others are still written).")
+    p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
+
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
     p.add_argument("--out", required=True, metavar="FILE.tar.gz", help="the archive to write")
     p.add_argument("--root", default="/", metavar="DIR", help="capture the host under DIR instead of /")

@@ -295,6 +295,13 @@ def cmd_check(args):
     return run(args, _prepare, engine.make_plan)
 
 
+def cmd_boot(args):
+    from numatune.apply import bootfile
+    root = _root(args, writes=True)
+    engine.require_write_access(root)
+    return 1 if bootfile.run(root) else 0
+
+
 def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = _root(args)

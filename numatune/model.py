@@ -153,6 +153,11 @@ class Compliant:
     message: str
     area: str = ""
     family: str = ""
+    # For a rule about the next boot: what restores the value at boot, named
+    # by the family that knows it ("sysctl.d file /etc/sysctl.d/90-numatune.conf:3",
+    # "udev rule ...", "numatune-boot.service (/etc/numatune/boot.conf)").
+    # `check` says "persisted" only with one.
+    kept_by: str = ""
 
     def to_json(self):
         return {name: getattr(self, name) for name in _names(type(self))}

@@ -16,7 +16,7 @@ import bench_policy  # noqa: E402
 from make_host import make_host  # noqa: E402
 
 # The heading each family's section starts with.
-HEADINGS = {"sysctl": "sysctl:", "boot": "boot:", "hugepages": "HugePages:", "cpu": "CPU power:",
+HEADINGS = {"sysctl": "sysctl:", "boot": "boot:", "bootunit": "boot path:", "hugepages": "HugePages:", "cpu": "CPU power:",
             "cpuset": "cpusets:", "tuned": "tuned:", "network": "network:", "storage": "storage:",
             "oracle": "Oracle:", "advice": "advice:"}
 CASES = sorted(p for p in (REPO / "tests" / "cases").glob("*/*") if (p / "policy.toml").exists())

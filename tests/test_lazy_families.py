@@ -62,7 +62,7 @@ def test_a_sysctl_only_policy_imports_only_the_families_it_needs(tmp_path, comma
     seen = _probe(tmp_path, [command, "--root", root, "--policy", policy])
     assert seen["status"] in (1, 2) if command == "check" else seen["status"] == 0, seen["status"]
     families = {m.split(".")[2] for m in seen["modules"] if m.startswith("numatune.families.")} - {"registry"}
-    assert families == {"sysctl", "boot", "tuned"}
+    assert families == {"sysctl", "boot", "bootunit", "tuned"}
     # Nor the write path: plan and check never write.
     assert not [m for m in seen["modules"] if m.startswith("numatune.apply.") and m != "numatune.apply.journal"]
     # Nor libraries only other paths need (netlink, databases, the TUI, --output's temp files).
@@ -85,7 +85,7 @@ def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):
     policy.write_text(policy.read_text() + '[[block]]\nmatch = { name = "sd*" }\nscheduler = "none"\n')
     seen = _probe(tmp_path, ["plan", "--root", root, "--policy", policy])
     families = {m.split(".")[2] for m in seen["modules"] if m.startswith("numatune.families.")} - {"registry"}
-    assert seen["status"] == 0 and families == {"sysctl", "boot", "tuned", "storage"}
+    assert seen["status"] == 0 and families == {"sysctl", "boot", "bootunit", "tuned", "storage"}
 
 
 def _plan_json(root, refs, every):

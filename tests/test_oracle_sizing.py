@@ -65,7 +65,9 @@ def test_placement_follows_binding():
     placed = sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632)
     assert placed == {"0": 1316, "1": 316}
     # A node never drops below its pages in use.
-    assert sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632, {"1": 400}) == {"0": 1316, "1": 400}
+    assert sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632, floor={"1": 400}) == {"0": 1316, "1": 400}
+    # Pages others hold on a node add to what is placed there (issue #24: not a floor).
+    assert sizing.place([(1000, ["0"]), (600, None)], ["0", "1"], 1632, others={"0": 255}) == {"0": 1571, "1": 316}
     # Bound over two nodes: split between them; odd pages to the lower id.
     assert sizing.place([(7, ["1", "0"])], ["0", "1"], 7) == {"0": 4, "1": 3}
 
@@ -80,10 +82,35 @@ def test_auto_pool_from_facts():
              {"sid": "B", "policy_index": 1, "params": {"sga_target": "4G"}}]
     facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {"oltp": {"cpus": [0, 1], "mems": [0]}}}}
     got = pool.auto_pool(data, facts, 2048)
-    # A: 514 pages on node 0; B: 2056; margin ceil(2570 * 0.02 = 51.4) = 52; rest 2108 -> 1054 each
+    # A: 514 pages on node 0; B: 2056; margin ceil(2570 * 0.02 = 51.4) = 52; rest 2108 -> 1054 each;
+    # node 1 has 6 pages in use and neither instance runs: others hold them, so they come on top.
     assert [i["pages"] for i in got["instances"]] == [514, 2056]
-    assert got["placement"] == {"0": 514 + 1054, "1": 1054}
-    assert got["count"] == 2622
+    assert got["placement"] == {"0": 514 + 1054, "1": 1054 + 6}
+    assert got["count"] == 2628
+    assert got["others"] == 6
+
+
+def test_pages_a_running_instance_holds_are_not_others():
+    # B runs and holds 6 pages on node 1 (its numa_maps): the pool needs no room beside them.
+    topo = {"nodes": {"0": {"cpus": [0, 1], "hugepages": {"2048": {"nr": 0, "free": 0}}},
+                      "1": {"cpus": [2, 3], "hugepages": {"2048": {"nr": 10, "free": 4}}}},
+            "nodes_with_memory": ["0", "1"], "hugepages": {"2048": {"nr": 10, "free": 4}}}
+    data = {"hugepages": {"count": "auto"}}
+    insts = [{"sid": "B", "policy_index": None, "params": {"sga_target": "4G"}, "huge_held": {"2048": {"1": 6}}}]
+    facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {}}}
+    assert pool.in_use_by_others(facts, 2048) == (0, {"0": 0, "1": 0})
+    got = pool.auto_pool(data, facts, 2048)
+    assert got["count"] == 2056 + 42 and got["others"] == 0
+    insts[0]["huge_held"] = {"2048": {"1": 2}}
+    assert pool.in_use_by_others(facts, 2048) == (4, {"0": 0, "1": 4})
+
+
+def test_huge_held_counts_only_huge_mappings_by_page_size():
+    from numatune.families.oracle.instance import parse_huge_held
+    text = ("00400000 default file=/u01/app/oracle/bin/oracle mapped=9000 N0=9000 kernelpagesize_kB=4\n"
+            "60000000 interleave:0-1 file=/SYSV00000000\\040(deleted) huge dirty=2 N0=1 N1=1 kernelpagesize_kB=2048\n"
+            "c0000000 bind:0 file=/SYSV6f8a5b21\\040(deleted) huge dirty=300 N0=300 kernelpagesize_kB=2048\n")
+    assert parse_huge_held(text) == {"2048": {"0": 301, "1": 1}}
 
 
 def test_amm_split_from_the_instances_own_figures():

@@ -157,6 +157,7 @@ def test_rpm_files_config_and_requires(rpms):
     files = dict(line.rsplit(" ", 1) for line in
                  _rpm_query(rpms["numatune"], "[%{FILENAMES} %{FILEFLAGS:fflags}\n]").splitlines())
     for path in ("/usr/bin/numatune", "/usr/lib/systemd/system/numatune-check.service",
+                 "/usr/lib/systemd/system/numatune-boot.service",
                  "/usr/lib/systemd/system/numatune-check.timer", "/usr/share/numatune/policies",
                  "/usr/share/bash-completion/completions/numatune", "/usr/share/man/man8/numatune.8",
                  "/var/lib/numatune", "/etc/numatune"):
@@ -228,7 +229,7 @@ def test_units_verify(installed, tmp_path):
     if not shutil.which("systemd-analyze"):
         pytest.skip("systemd-analyze is not installed")
     units = []
-    for name in ("numatune-check.service", "numatune-check.timer"):
+    for name in ("numatune-check.service", "numatune-check.timer", "numatune-boot.service"):
         unit = installed / "usr/lib/systemd/system" / name
         assert unit.read_bytes() == (UNITS / name).read_bytes()
         # The host has no /usr/bin/numatune: point ExecStart at the installed one,
@@ -307,3 +308,30 @@ def test_man_page_renders_without_warnings():
     assert proc.returncode == 0 and not proc.stderr, proc.stderr
     text = re.sub(r".\x08", "", proc.stdout)
     assert "EXIT STATUS" in text and "prometheus" in text and "--out FILE" in text.replace("‐", "-")
+
+
+def test_boot_unit_runs_early_and_before_the_database():
+    """numatune-boot (issue #24): after local file systems and systemd-sysctl, before Oracle's units."""
+    unit = (UNITS / "numatune-boot.service").read_text()
+    assert re.search(r"^Type=oneshot$", unit, re.M) and re.search(r"^ExecStart=/usr/bin/numatune boot$", unit, re.M)
+    before = re.search(r"^Before=(.*)$", unit, re.M).group(1).split()
+    assert {"dbora.service", "oracle-ohasd.service", "ohasd.service"} <= set(before)
+    assert set(re.search(r"^After=(.*)$", unit, re.M).group(1).split()) >= {"local-fs.target",
+                                                                           "systemd-sysctl.service"}
+    assert "WantedBy=multi-user.target" in unit
+
+
+def test_sysv_boot_script_for_rhel6(tmp_path):
+    script = REPO / "packaging" / "sysv" / "numatune-boot"
+    text = script.read_text()
+    assert os.access(str(script), os.X_OK)
+    assert re.search(r"^# chkconfig: 2345 05 95$", text, re.M) and "/usr/bin/numatune boot" in text
+    for sh in ("dash", "sh"):
+        if shutil.which(sh):
+            assert subprocess.run([sh, "-n", str(script)]).returncode == 0
+    # Without a boot file it does nothing and succeeds (the unit's ConditionPathExists).
+    if shutil.which("rpmspec"):
+        el6 = subprocess.run(["rpmspec", "-P", "--define", "rhel 6", str(SPEC)], capture_output=True, text=True)
+        assert re.search(r"^install .*packaging/sysv/numatune-boot .*/numatune-boot$", el6.stdout, re.M), el6.stderr
+        assert "/sbin/chkconfig --add numatune-boot" in el6.stdout
+        assert "numatune-boot.service" not in el6.stdout.split("%files")[1]

@@ -44,12 +44,17 @@ class Declared(NamedTuple):
 
 BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf"))
 DECLARED = (
+    # The boot path for values no other file keeps (numatune.facts.bootfile): no table, read for the families
+    # that persist through it.
+    Declared("bootunit", ("memory",), editors=("boot_value", "boot_unit", "boot_wants")),
     Declared("sysctl", ("kernel", "memory", "network"), ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
     # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
-    Declared("boot", ("kernel", "memory"), ("kernel",), always=True, editors=BOOT_EDITORS),
+    # Without a bootloader file it knows, THP is kept by the boot file (bootunit).
+    Declared("boot", ("kernel", "memory"), ("kernel",), always=True, needs=("bootunit",), editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
     # Reads the Oracle instances' needs: a pool is never shrunk below them.
-    Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle")),
+    # Per-node pools are kept at boot by the boot file (the bootunit family).
+    Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit")),
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot",)),
     Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
     # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.

@@ -49,6 +49,8 @@ class Result:
     desired: Optional[str] = None
     why: str = ""
     waiver: Optional[dict] = None
+    # What restores the value at boot (a compliant rule about the next boot), else "".
+    persisted_by: str = ""
 
     @property
     def subject(self):
@@ -134,7 +136,8 @@ def classify(plan, facts=None):
         results.append(Result(id=f.id, area=f.area, state=state, severity=severity, policy_key=f.rule,
                               target=f.target, message=f.message, why=f.why))
     for ok in plan.compliant:
-        results.append(Result(id=ok.rule, area=ok.area, state="compliant", severity="ok", message=ok.message))
+        results.append(Result(id=ok.rule, area=ok.area, state="compliant", severity="ok", message=ok.message,
+                              persisted_by=ok.kept_by))
     return one_per_id(results)
 
 

@@ -107,8 +107,18 @@ def render(report, plain=False):
     if compliant:
         out.append("")
         out.append(s("bold", "compliant (%s)" % count(len(compliant))))
-        out.extend(_fill("ok  " + r.message, 2, 6) for r in compliant)
+        out.extend(_fill("ok  " + _persisted(r), 2, 6) for r in compliant)
     return "\n".join(out) + "\n"
+
+
+def _persisted(result):
+    """A rule about the next boot says what keeps it (the family names the
+    mechanism: a sysctl.d file, a udev rule, the boot unit...); only those
+    say "persisted"."""
+    by = result.persisted_by
+    if not by:
+        return result.message
+    return "%s, persisted by %s" % (result.message, by)
 
 
 def render_error(message, now=None):

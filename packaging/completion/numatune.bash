@@ -6,13 +6,13 @@ _numatune()
         case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
     done
     case "$cmd" in
-    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm snapshot policy recommend review --help --version" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "plan apply revert history facts check confirm boot snapshot policy recommend review --help --version" -- "$cur")) ;;
     plan)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
@@ -21,8 +21,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             --confirm-within) return ;;
@@ -54,8 +54,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
@@ -63,8 +63,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         esac
@@ -77,6 +77,11 @@ _numatune()
             local r=/ j
             for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
             COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
+        esac
+        COMPREPLY=($(compgen -W "--root --help" -- "$cur")) ;;
+    boot)
+        case "$prev" in
+            --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --help" -- "$cur")) ;;
     snapshot)
@@ -100,8 +105,8 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
-            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
+            --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --recommend --help" -- "$cur")) ;;
     esac

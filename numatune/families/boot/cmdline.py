@@ -102,6 +102,34 @@ def writes_for(facts, cfg, add, remove):
     return writes
 
 
+def _no_bootloader(wanted, live, facts, outside=False):
+    """No bootloader file numatune knows: an argument to remove that the
+    running kernel was not booted with needs nothing kept; THP is kept by
+    the boot file (numatune-boot.service writes it early at boot); what is
+    left cannot be persisted, and the finding names only that."""
+    from numatune.families import bootunit
+    thp = facts["host"].get("thp")
+    left = []
+    for arg, want, why, rule in wanted:
+        if not want and live is not None and not _has(live, arg):
+            continue
+        name, _, value = arg.partition("=")
+        if want and name == "transparent_hugepage" and thp and value in (thp.get("options") or [value]):
+            yield from bootunit.persist(facts, "thp.boot", "transparent_hugepage", thp["path"], value, why,
+                                        area="memory", rule=rule)
+            continue
+        left.append(("+" if want else "-") + arg)
+    if left:
+        # No /boot at all (``outside``): the kernel is started from outside (a VM's direct kernel boot, PXE),
+        # so there is nothing here to fix; the arguments belong where it is started.
+        yield Finding(id="cmdline.no-bootloader", severity="info" if outside else "warning", area="kernel",
+                      target="bootloader", rule="kernel.cmdline",
+                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
+                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted%s"
+                              % (", ".join(left), "; this host has no /boot, so its kernel is started from outside "
+                                                  "(a VM's direct kernel boot, PXE): set them there" if outside else ""))
+
+
 def diff(data, facts):
     wanted = boot_args(data, facts)
     live = facts["host"]["cmdline"]
@@ -123,15 +151,7 @@ def diff(data, facts):
                 return
     listed = ", ".join(("+" if w else "-") + a for a, w, _, _ in wanted)
     if cfg.kind == "none" and not cfg.default_grub_path and not cfg.kernel_cmdline_path:
-        outside = not mine.get("has_boot", True)
-        # No /boot at all: the kernel is started from outside (a VM's direct kernel boot, PXE), so
-        # there is nothing here to fix; the arguments belong where it is started.
-        yield Finding(id="cmdline.no-bootloader", severity="info" if outside else "warning", area="kernel",
-                      target="bootloader", rule="kernel.cmdline",
-                      message="no bootloader configuration numatune knows (BLS entries, grub.cfg, grub.conf, "
-                              "/etc/default/grub, /etc/kernel/cmdline): %s not persisted%s"
-                              % (listed, "; this host has no /boot, so its kernel is started from outside "
-                                         "(a VM's direct kernel boot, PXE): set them there" if outside else ""))
+        yield from _no_bootloader(wanted, live, facts, outside=not mine.get("has_boot", True))
         return
     if cfg.kind == "none":
         # Only the files that feed later kernels and grub2-mkconfig: what the next boot gets is not known.
@@ -184,7 +204,8 @@ def diff(data, facts):
                                      "without" if present else "with"))
         else:
             yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
-                                                                            else "absent"), "kernel")
+                                                                            else "absent"), "kernel",
+                            kept_by="bootloader (%s)" % ", ".join(cfg.files) if cfg.files else "bootloader")
     yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
 
 

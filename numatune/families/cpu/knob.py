@@ -161,7 +161,8 @@ def _boot_arg(arg, why, rule, facts, data):
         yield _finding("reboot-pending:" + name, "warning", "the bootloader has %s but the running kernel booted "
                                                            "without it: reboot to apply" % arg, rule, "/proc/cmdline")
     else:
-        yield Compliant("cpu.boot:" + name, "%s at boot" % arg, "cpu")
+        yield Compliant("cpu.boot:" + name, "%s at boot" % arg, "cpu",
+                        kept_by="bootloader (%s)" % ", ".join(cfg.files) if cfg.files else "bootloader")
 
 
 EDITORS = {}

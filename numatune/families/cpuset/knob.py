@@ -322,7 +322,8 @@ def _persist(spec, cpus, mems, mine):
         want = {"AllowedCPUs": format_cpulist(cpus), "AllowedMemoryNodes": format_cpulist(mems)}
         have = cgconfig.parse_unit(mine.get("slices", {}).get(path)).get("Slice", {})
         if all(have.get(k) == v for k, v in want.items()):
-            yield Compliant("cpuset.persist:" + name, "%s sets %s" % (path, want), "cpu")
+            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, want), "cpu",
+                            kept_by="systemd slice file %s" % path)
             return
         yield Change(id="cpuset.persist:" + name, area="cpu", target=path,
                      current=" ".join("%s=%s" % (k, have[k]) for k in want if k in have) or None,
@@ -350,7 +351,8 @@ def _persist(spec, cpus, mems, mine):
     owner_ok = uid is None or (have.get("uid"), have.get("gid")) in (
         (str(uid), str(gid)), (str(spec["owner"]["uid"]), str(spec["owner"]["gid"])))
     if all(have.get(k) == v for k, v in settings) and owner_ok:
-        yield Compliant("cpuset.persist:" + name, "%s: group %s matches" % (path, name), "cpu")
+        yield Compliant("cpuset.persist:" + name, "cgroup %s as the policy has it at boot" % name, "cpu",
+                        kept_by="cgconfig file %s" % path)
         return
     owner = spec.get("owner") or {}
     yield Change(id="cpuset.persist:" + name, area="cpu", target="%s: group %s" % (path, name),

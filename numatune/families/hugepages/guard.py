@@ -33,16 +33,20 @@ def starving(kb, want, current, need):
     without per-node pools; ``current``: the same shape, now; ``need``: the
     result of ``needs`` (total, per_node, instances)."""
     out = []
+    others = need.get("others_per_node") or {}
     for nid in sorted(need["per_node"], key=int):
-        needed = need["per_node"][nid]
+        # Pages something else holds on the node are not free for the instances.
+        needed = need["per_node"][nid] + others.get(nid, 0)
         if nid not in want or nid not in current:
             continue
         if want[nid] < current[nid] and want[nid] < needed:
+            beside = " beside the %d in use by others" % others[nid] if others.get(nid) else ""
             out.append({"id": "hugepages.starves:node%s" % nid, "severity": "critical",
                         "target": "node%s hugepages-%dkB" % (nid, kb),
                         "message": "lowering node %s's %dkB pool from %d to %d pages leaves less than the %d "
-                                   "its instances need (%s): no HugePages change planned"
-                                   % (nid, kb, current[nid], want[nid], needed, who(need["instances"], nid)),
+                                   "its instances need (%s)%s: no HugePages change planned"
+                                   % (nid, kb, current[nid], want[nid], need["per_node"][nid],
+                                      who(need["instances"], nid), beside),
                         "why": WHY})
     total_want, total_now = sum(want.values()), sum(current.values())
     if need["total"] and total_want < total_now and total_want < need["total"]:

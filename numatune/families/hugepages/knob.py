@@ -10,6 +10,7 @@ from numatune.facts.cpulist import parse_cpulist
 from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
+from numatune.families import bootunit
 from numatune.families.sysctl import knob as sysctl_knob
 from numatune.report.factlines import line
 from numatune.report.numbers import count
@@ -150,8 +151,10 @@ def diff(data, facts):
         sized = [s for s in auto["instances"] if s["pages"]]
         yield Finding(id="hugepages.auto", severity="info", area="memory", target="hugepages-%dkB" % auto["kb"],
                       rule="hugepages.count",
-                      message='count = "auto": %d x %dkB pages (a %d%% margin, never below the pages in use): %s'
-                              % (hp["count"], auto["kb"], auto["margin_pct"], who(sized) or "no SGA on HugePages"))
+                      message='count = "auto": %d x %dkB pages (a %d%% margin%s, never below the pages in use): %s'
+                              % (hp["count"], auto["kb"], auto["margin_pct"],
+                                 ", plus %d in use by others" % auto["others"] if auto.get("others") else "",
+                                 who(sized) or "no SGA on HugePages"))
     why = hp.get("why", "")
     kb = size_kb(data)
     count = hp["count"]
@@ -192,13 +195,35 @@ def diff(data, facts):
     default_kb = topo["meminfo"].get("Hugepagesize", 2048)
     if kb == default_kb:
         yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
-        if isinstance(hp.get("placement"), dict):
-            yield Finding(id="hugepages.placement-live-only", severity="info", area="memory",
-                          target="vm.nr_hugepages", rule="hugepages.placement",
-                          message="per-node placement is live only: at boot the kernel spreads "
-                                  "vm.nr_hugepages evenly over nodes with memory")
+        if per_node:
+            yield from _persist_per_node(mine["want"], kb, count, topo, why, facts)
     # Pools of another size than the default are persisted by boot arguments,
     # which the cmdline family plans (see boot_args there).
+
+
+def _persist_per_node(want, kb, count, topo, why, facts):
+    """At boot the kernel spreads vm.nr_hugepages evenly over the nodes with
+    memory; a placement that differs is kept by the boot file
+    (numatune-boot.service writes each node's pool early at boot, on every
+    kernel). Linux 5.16 also takes a per-node ``hugepages=0:N,1:M`` on the
+    command line (its hugepages_setup() "node format"); the boot file is
+    used everywhere so RHEL 7/8's 3.10/4.18 kernels keep their pools too."""
+    at_boot = distribute(count, topo["nodes_with_memory"], "even")
+    if all(at_boot.get(nid, 0) == pages for nid, pages in want.items()):
+        return
+    yield Finding(id="hugepages.placement-at-boot", severity="info", area="memory", target="hugepages-%dkB" % kb,
+                  rule="hugepages.placement",
+                  message="at boot the kernel spreads vm.nr_hugepages evenly (%s); numatune-boot.service then "
+                          "places each node's pool as planned (%s)" % (
+                              ", ".join("node %s %d" % (n, at_boot[n]) for n in sorted(at_boot, key=int)),
+                              ", ".join("node %s %d" % (n, want[n]) for n in sorted(want, key=int))))
+    # Shrink before growing, as the live changes do: memory is free where it is asked for.
+    order = sorted(want, key=lambda n: (want[n] > at_boot.get(n, 0), int(n)))
+    for i, nid in enumerate(order):
+        path = "/sys/devices/system/node/node%s/hugepages/hugepages-%dkB/nr_hugepages" % (nid, kb)
+        yield from bootunit.persist(facts, "hugepages.boot:node%s:%dkB" % (nid, kb),
+                                    "node%s hugepages-%dkB" % (nid, kb), path, str(want[nid]), why,
+                                    rule="hugepages.placement", first=i == 0)
 
 
 def _live_per_node(want, kb, count, topo, why):

@@ -69,8 +69,8 @@ def _persist(name, info, want, why, rid):
                                         "kept at boot by numatune" % name)
         return
     if done:
-        yield Compliant("net.bond.persist:%s" % name, "%s bonding options kept at boot in %s" % (name, path),
-                        "network")
+        yield Compliant("net.bond.persist:%s" % name, "%s bonding options kept at boot" % name,
+                        "network", kept_by="network configuration file %s" % path)
         return
     yield Change(id="net.bond.persist:%s" % name, area="network", target="%s: %s" % (path, name), current=None,
                  desired=" ".join("%s=%s" % kv for kv in sorted(options.items())), scope="persistent",

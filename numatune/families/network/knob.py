@@ -270,7 +270,9 @@ def _persist(name, info, want, why, rules):
                       message="%s: %s %s cannot be kept in %s (%s): it is lost at reboot"
                               % (name, group, key, path, kind))
     if done:
-        yield Compliant("net.persist:%s" % name, "%s settings kept at boot in %s" % (name, path), "network")
+        yield Compliant("net.persist:%s" % name, "%s settings kept at boot" % name, "network",
+                        kept_by="%s %s" % ({"nm": "NM keyfile", "ifcfg": "ifcfg file",
+                                            "link": "systemd .link file"}.get(kind, kind), path))
         return
     yield Change(id="net.persist:%s" % name, area="network", target="%s: %s" % (path, name), current=None,
                  desired=" ".join(_fmt(v) for _, v in sorted(want.items())), scope="persistent",

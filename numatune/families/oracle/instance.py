@@ -50,7 +50,11 @@ def read(root, spec, index, sid, tab_entry):
     if (ev.get("listed") or {}).get("compatible"):
         compatible.append((ev["listed"]["compatible"], "the alert log's last startup"))
     inst["version"] = version.read(root, home, ev.get("version"), compatible)
-    inst["sga_nodes"] = sga_nodes(root, sid)
+    maps = numa_maps(root, sid)
+    inst["sga_nodes"] = None if maps is None else parse_numa_maps(maps)
+    # The HugePages it holds per node while it runs: not "in use by others"
+    # when its own pool is sized (numatune.families.oracle.pool.in_use_by_others).
+    inst["huge_held"] = None if maps is None else parse_huge_held(maps)
     return inst
 
 
@@ -96,17 +100,36 @@ def parse_numa_maps(text):
     return out
 
 
+def parse_huge_held(text):
+    """{page kB: {node: pages}} of the HugePages mappings in a numa_maps."""
+    out = {}
+    for line in (text or "").splitlines():
+        m = re.search(r"kernelpagesize_kB=(\d+)", line)
+        if " huge" not in line or not m:
+            continue
+        nodes = out.setdefault(m.group(1), {})
+        for node, pages in re.findall(r"\bN(\d+)=(\d+)", line):
+            nodes[node] = nodes.get(node, 0) + int(pages)
+    return out
+
+
 def smon_pid(root, sid):
     want = "ora_smon_%s" % sid
     pids = table(root).by_comm([want]).get(want)
     return str(pids[0]) if pids else None
 
 
-def sga_nodes(root, sid):
+def numa_maps(root, sid):
+    """The running instance's /proc/PID/numa_maps (its SMON's), None when it does not run."""
     pid = smon_pid(root, sid)
     if pid is None:
         return None
-    return parse_numa_maps(root.read_text("/proc/%s/numa_maps" % pid))
+    return root.read_text("/proc/%s/numa_maps" % pid)
+
+
+def sga_nodes(root, sid):
+    maps = numa_maps(root, sid)
+    return None if maps is None else parse_numa_maps(maps)
 
 
 def read_cpusets(root):

@@ -126,13 +126,46 @@ def instance_sizes(data, facts, kb):
 
 def needs(data, facts, kb):
     """What the instances need of a pool of ``kb`` pages: {"total",
-    "per_node": {node: pages of the instances bound there}, "instances"}."""
+    "per_node": {node: pages of the instances bound there}, "instances",
+    "others", "others_per_node": the pages something else holds (see
+    ``in_use_by_others``), which a pool must hold beside the instances'}."""
     sizes = instance_sizes(data, facts, kb)
     per_node = {}
     for s in sizes:
         for nid, pages in s["node_pages"].items():
             per_node[nid] = per_node.get(nid, 0) + pages
-    return {"total": sum(s["pages"] for s in sizes), "per_node": per_node, "instances": sizes}
+    others, others_per_node = in_use_by_others(facts, kb)
+    return {"total": sum(s["pages"] for s in sizes), "per_node": per_node, "instances": sizes,
+            "others": others, "others_per_node": others_per_node}
+
+
+def held(facts, kb):
+    """Pages of ``kb`` the running instances hold, per node (their numa_maps)."""
+    out = {}
+    for inst in facts.get("oracle", {}).get("instances", []):
+        for nid, pages in ((inst.get("huge_held") or {}).get(str(kb)) or {}).items():
+            out[nid] = out.get(nid, 0) + pages
+    return out
+
+
+def in_use_by_others(facts, kb):
+    """(total, {node: pages}) in use by something other than the instances:
+    in use (total - free) less what the running instances hold there. An
+    instance that does not run holds nothing, so all pages in use then
+    belong to others (shmget segments of another program, a JVM): they are
+    not free for the instance, whatever the pool's size."""
+    used, used_per_node = in_use(facts, kb)
+    mine = held(facts, kb)
+    total = max(used - sum(mine.values()), 0)
+    # The nodes' share never adds up to more than the host's (meminfo's)
+    # figure: on a copied tree a node's nr_hugepages moves with numatune's
+    # own write while its free_hugepages does not (see ``in_use``); a kernel
+    # keeps both views equal, so this only trims what a copy invents.
+    per_node, left = {}, total
+    for nid in sorted(used_per_node, key=int):
+        per_node[nid] = min(max(used_per_node[nid] - mine.get(nid, 0), 0), left)
+        left -= per_node[nid]
+    return total, per_node
 
 
 def in_use(facts, kb):
@@ -176,10 +209,15 @@ def auto_pool(data, facts, kb, nodes=None):
     sizes = instance_sizes(data, facts, kb)
     margin = (data.get("oracle") or {}).get("hugepages_margin_pct", sizing.DEFAULT_MARGIN_PCT)
     used, used_per_node = in_use(facts, kb)
-    count = sizing.pool_pages([s["pages"] for s in sizes], margin, used)
+    others, others_per_node = in_use_by_others(facts, kb)
+    count = sizing.pool_pages([s["pages"] for s in sizes], margin, used, others)
     nodes = nodes if nodes is not None else facts["topology"]["nodes_with_memory"]
     placement = None
     if len(nodes) > 1:
-        placement = sizing.place([(s["pages"], s["nodes"]) for s in sizes], nodes, count, used_per_node)
+        # The instances' pages and the margin, placed; then on each node what others hold there.
+        mine = sizing.pool_pages([s["pages"] for s in sizes], margin)
+        placement = sizing.place([(s["pages"], s["nodes"]) for s in sizes], nodes, mine,
+                                 others_per_node, used_per_node)
         count = sum(placement.values())
-    return {"count": count, "placement": placement, "instances": sizes, "kb": kb, "margin_pct": margin}
+    return {"count": count, "placement": placement, "instances": sizes, "kb": kb, "margin_pct": margin,
+            "others": others}

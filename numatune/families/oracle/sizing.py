@@ -9,8 +9,9 @@ For each instance:
   bytes   = sga rounded up to the granule, plus one granule (fixed SGA and
             redo buffers live beside the components)
   pages   = ceil(bytes / page size)
-pool = sum(pages) + ceil(sum(pages) * margin_pct / 100), never below the
-pages already in use. Pure arithmetic; tested against hand calculations.
+pool = sum(pages) + ceil(sum(pages) * margin_pct / 100) + the pages something
+else holds (in use, less what the instances themselves hold while they run),
+never below the pages already in use. Pure arithmetic; tested against hand calculations.
 
 Oracle's own figure is larger: its large-pages report (the alert log's
 EXPECTED_PAGES) counts the shared areas it keeps beside the SGA for its
@@ -92,9 +93,9 @@ def oracle_pages(sga_after, areas, page_kb, processes_then=None, processes_after
     return -(-(rounded(sga_after) + areas) // page)
 
 
-def pool_pages(per_instance, margin_pct=DEFAULT_MARGIN_PCT, in_use=0):
+def pool_pages(per_instance, margin_pct=DEFAULT_MARGIN_PCT, in_use=0, others=0):
     total = sum(per_instance)
-    return max(total + -(-total * margin_pct // 100), in_use)
+    return max(total + -(-total * margin_pct // 100) + others, in_use)
 
 
 def amm_split(memory_target):
@@ -103,10 +104,13 @@ def amm_split(memory_target):
     return sga, memory_target // MB * MB - sga
 
 
-def place(instances, node_ids, total, in_use=None):
+def place(instances, node_ids, total, others=None, floor=None):
     """{node: pages}: a bound instance's pages spread over its cpuset's nodes,
     the rest (unbound instances and the margin) evenly over ``node_ids``;
-    never below a node's pages in use. ``instances``: [(pages, [nodes] or None)]."""
+    plus, on each node, the pages something else holds there (``others``:
+    they are not free for an instance, so they add to its need rather than
+    set a floor); never below ``floor`` (a node's pages in use: the kernel
+    cannot shrink a pool below them). ``instances``: [(pages, [nodes] or None)]."""
     ids = sorted(node_ids, key=int)
     out = {nid: 0 for nid in ids}
     if not ids:
@@ -123,7 +127,10 @@ def place(instances, node_ids, total, in_use=None):
     share, extra = divmod(max(rest, 0), len(ids))
     for i, nid in enumerate(ids):
         out[nid] += share + (1 if i < extra else 0)
-    for nid, used in (in_use or {}).items():
+    for nid, pages in (others or {}).items():
+        if nid in out:
+            out[nid] += pages
+    for nid, used in (floor or {}).items():
         if nid in out and out[nid] < used:
             out[nid] = used
     return out

@@ -140,8 +140,8 @@ def udev(data, facts, per_rule, assigned=None, routed=()):
                       rule="block", message="%s: %s; numatune rewrites the whole file" % (udev_rules.PATH, e))
     if current == wanted:
         if wanted:
-            yield Compliant("block.udev", "%s holds the %d rule(s) of the policy" % (udev_rules.PATH, len(wanted)),
-                            "storage")
+            yield Compliant("block.udev", "the policy's %d udev rule(s) in place" % len(wanted),
+                            "storage", kept_by="udev rule file %s" % udev_rules.PATH)
         return
     content = udev_rules.render(entries) if entries else None
     write = Write(kind="file", path=udev_rules.PATH, editor="block_udev_rules", args={"content": content})

@@ -91,8 +91,9 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
     if route:
         if not win or ok(win[0]):
             if route["kept"] or win:
-                yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s)" % (
-                    key, desired, route["by"] if route["kept"] or not win else "%s:%d" % win[1:]), area)
+                by = route["by"] if route["kept"] or not win else "sysctl.d file %s:%d" % win[1:]
+                yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s)" % (key, desired, by), area,
+                                kept_by=by)
             return  # otherwise the route's own change carries it
         after_ours = [p for p in paths if p != ours]
     runtime = [f["path"] for f in files if f["path"] in after_ours and key in f.get("marked", ())]
@@ -103,8 +104,8 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
                               "that file puts the line back, and %s = %s is lost at boot" % (key, path, key, desired),
                       why="change the tool that writes %s (a tuned profile's [sysctl]?)" % path)
     if win and ok(win[0]) and not runtime:
-        yield Compliant("sysctl.persist:" + key, "%s = %s at boot (%s:%d)%s" % (
-            key, win[0], win[1], win[2], _floor_text(win[0], at_least)), area)
+        yield Compliant("sysctl.persist:" + key, "%s = %s at boot%s" % (key, win[0], _floor_text(win[0], at_least)),
+                        area, kept_by="sysctl.d file %s:%d" % (win[1], win[2]))
         return
     ours_value = facts_sysctl.effective([f for f in files if f["path"] == ours], key)
     if (not ours_value and not route) or (ours_value and not ok(ours_value[0])):
