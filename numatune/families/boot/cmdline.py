@@ -115,8 +115,10 @@ def _no_bootloader(wanted, live, facts, outside=False):
             continue
         name, _, value = arg.partition("=")
         if want and name == "transparent_hugepage" and thp and value in (thp.get("options") or [value]):
+            # As costly as the live drift it keeps: madvise left is a warning (boot/thp.py says why).
             yield from bootunit.persist(facts, "thp.boot", "transparent_hugepage", thp["path"], value, why,
-                                        area="memory", rule=rule)
+                                        area="memory", rule=rule,
+                                        drift_severity="warning" if thp.get("enabled") == "madvise" else "")
             continue
         left.append(("+" if want else "-") + arg)
     if left:

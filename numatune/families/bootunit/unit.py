@@ -97,7 +97,7 @@ def _install(mine):
     return out
 
 
-def persist(facts, change_id, target, path, value, why="", area="memory", rule="", first=True):
+def persist(facts, change_id, target, path, value, why="", area="memory", rule="", first=True, drift_severity=""):
     """Keep ``path = value`` at boot through the boot file: Compliant when it
     is there and the unit is enabled, else a persistent Change that writes
     the line and installs and enables the unit. ``first``: the first of a
@@ -113,7 +113,7 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
         yield Change(id=change_id, area=area, target="%s at boot" % target, current=have, desired=value,
                      scope="persistent", rule=rule, why=why,
                      action="keep in %s, run at boot by %s" % (bootfile.PATH, UNIT),
-                     writes=writes)
+                     writes=writes, drift_severity=drift_severity)
     if first and mine["init"] == "sysv" and not mine["sysv_script"]:
         yield Finding(id="bootunit.no-sysv-script", severity="warning", area=area, target=SYSV, rule=rule,
                       message="%s is missing: nothing runs %s at boot on this SysV host" % (SYSV, bootfile.PATH),
@@ -137,9 +137,11 @@ EDITORS = {"boot_value": boot_value, "boot_unit": boot_unit, "boot_wants": boot_
 
 def facts_lines(facts):
     mine = facts.get(NAME)
-    if not mine or not mine["values"]:
+    if not mine:
         return []
-    runner = mechanism(mine) if mine["values"] else bootfile.PATH
+    if not mine["values"]:
+        return ["boot path: none (%s init; nothing in %s)" % (mine["init"], bootfile.PATH)]
+    runner = mechanism(mine)
     if mine["init"] != "sysv" and mine["values"] and not mine["unit"]:
         runner += ", unit not installed"
     return ["boot path: %d value(s) numatune keeps for the next boot in %s" % (len(mine["values"]), runner)]

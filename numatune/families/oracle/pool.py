@@ -160,9 +160,11 @@ def in_use_by_others(facts, kb):
     # The nodes' share never adds up to more than the host's (meminfo's)
     # figure: on a copied tree a node's nr_hugepages moves with numatune's
     # own write while its free_hugepages does not (see ``in_use``); a kernel
-    # keeps both views equal, so this only trims what a copy invents.
+    # keeps both views equal, so this only trims what a copy invents. The
+    # largest first: a copy invents on the nodes numatune just grew, a few
+    # pages each, while the pages really in use sit where they were.
     per_node, left = {}, total
-    for nid in sorted(used_per_node, key=int):
+    for nid in sorted(used_per_node, key=lambda n: (-(used_per_node[n] - mine.get(n, 0)), int(n))):
         per_node[nid] = min(max(used_per_node[nid] - mine.get(nid, 0), 0), left)
         left -= per_node[nid]
     return total, per_node
