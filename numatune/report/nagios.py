@@ -1,14 +1,16 @@
 """One Nagios/Icinga status line with performance data, per the plugin
 guidelines: ``SERVICE STATUS - text | 'label'=value;warn;crit;min;max ...``.
 The exit code (0/1/2/3) carries the state; the text names the worst rules."""
+from numatune.report.grouped import clean
 from numatune.report.text import summary
 
 SHOWN = 3  # rules named in the line; the rest are counted
 
 
 def _text(message):
-    # '|' starts perfdata and a newline ends the status line: neither may leak from a message.
-    return message.replace("|", "/").replace("\n", " ")
+    # '|' starts perfdata and a newline ends the status line: neither may leak from a message, nor
+    # any other control character from the host (an ESC would reach the operator's terminal or web page).
+    return clean(message.replace("|", "/").replace("\n", " "))
 
 
 def render(report):
