@@ -132,7 +132,7 @@ def test_rpmbuild_ta_of_git_archive_in_a_clean_directory(tmp_path):
     system = "/usr/bin/python3"
     if not shutil.which("rpmbuild"):
         pytest.skip("rpmbuild is not installed (apt-get install rpm)")
-    if subprocess.run([system, "-c", "import pip, setuptools, wheel"], capture_output=True).returncode:
+    if subprocess.run([system, "-c", "import setuptools, wheel, pip"], capture_output=True).returncode:
         pytest.skip("%s has no pip, setuptools and wheel (apt-get install python3-pip python3-wheel)" % system)
     version = _version()
     tarball = tmp_path / ("numatune-%s.tar.gz" % version)
