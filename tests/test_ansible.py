@@ -204,10 +204,8 @@ def _pip_conf():
     return "\n".join(dict.fromkeys(lines)) + "\n"
 
 
-@pytest.mark.parametrize("tests", [["--test", "validate-modules"], []], ids=["validate-modules", "all"])
-def test_ansible_test_sanity(tmp_path, tests):
-    """`ansible-test sanity` on the collection in an ansible_collections/NS/NAME tree: validate-modules alone
-    (quick to read when it fails), then the whole set (pylint, pep8, yamllint, compile on every Python ...)."""
+def test_ansible_test_sanity_validate_modules(tmp_path):
+    """`ansible-test sanity --test validate-modules` on the collection in an ansible_collections/NS/NAME tree."""
     tool = Path(_ansible_playbook()).with_name("ansible-test")
     if not tool.exists():
         pytest.skip("ansible-test is not beside ansible-playbook")
@@ -222,8 +220,9 @@ def test_ansible_test_sanity(tmp_path, tests):
     cache.mkdir(parents=True)
     (cache / ("get_pip_%s.py" % pins.group(1).replace(".", "_"))).write_text(BOOTSTRAP % _pip_conf())
     env = dict(os.environ, HOME=str(home), LC_ALL="C.UTF-8")
-    proc = subprocess.run([str(tool), "sanity", *tests, "--python", "%d.%d" % sys.version_info[:2],
-                           "--requirements"], cwd=str(tree), env=env, capture_output=True, text=True)
+    proc = subprocess.run([str(tool), "sanity", "--test", "validate-modules", "--python",
+                           "%d.%d" % sys.version_info[:2], "--requirements"], cwd=str(tree), env=env,
+                          capture_output=True, text=True)
     out = proc.stdout + proc.stderr
     if proc.returncode != 0 and " issue" not in out and "Could not find a version" in out:
         pytest.skip("ansible-test could not install its sanity requirements here")
@@ -281,3 +280,22 @@ def test_fleet_playbook_writes_one_report_of_the_fleet(tmp_path):
     # The critical hosts' rules drift on both of them, the warning's on one; most hosts first.
     rules = re.findall(r"^\| ([a-z.-]+) \| (\d+) \|$", text[text.index("## Rules"):], re.M)
     assert ("sysctl.live", "2") in rules and rules[-1] == ("sysctl.not-captured", "1"), text
+
+
+def test_ansible_galaxy_builds_the_collection(tmp_path):
+    """`ansible-galaxy collection build`: the artifact a Galaxy or Automation Hub takes, with the modules,
+    module_utils and both playbooks (the fleet report's template too)."""
+    import tarfile
+    galaxy = Path(_ansible_playbook()).with_name("ansible-galaxy")
+    if not galaxy.exists():
+        pytest.skip("ansible-galaxy is not beside ansible-playbook")
+    env = dict(os.environ, ANSIBLE_HOME=str(tmp_path / "ansible-home"), LC_ALL="C.UTF-8")
+    proc = subprocess.run([str(galaxy), "collection", "build", str(COLLECTION), "--output-path", str(tmp_path)],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    from numatune import __version__
+    with tarfile.open(tmp_path / ("numatune-numatune-%s.tar.gz" % __version__)) as tar:
+        names = set(tar.getnames())
+    assert {"MANIFEST.json", "plugins/modules/numatune.py", "plugins/modules/numatune_info.py",
+            "plugins/module_utils/numatune_host.py", "playbooks/fleet-report.yml",
+            "playbooks/templates/fleet-report.md.j2"} <= names, names
