@@ -37,6 +37,16 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+def _seconds(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError("%r is not a whole number of seconds >= 1" % text)
+    return value
+
+
 def _common(p, formats=("text", "json")):
     from numatune.families.registry import selectors
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
@@ -105,6 +115,13 @@ def build_parser():
     _common(p, formats=("text", "json", "junit", "prometheus", "nagios"))
     p.add_argument("--out", metavar="FILE",
                    help="write the report to FILE (atomically: temporary file and rename) and print one line")
+    p.add_argument("-w", "--warning", metavar="RANGE",
+                   help="Nagios range over the drift count: WARNING outside it (e.g. 10: more than 10); with -w or -c "
+                        "the count decides the status, not the rules' severities (needs numatune[nagios])")
+    p.add_argument("-c", "--critical", metavar="RANGE",
+                   help="Nagios range over the drift count: CRITICAL outside it (e.g. 50, or @1:3 inside 1..3)")
+    p.add_argument("-t", "--timeout", metavar="SECONDS", type=_seconds,
+                   help="give up after SECONDS and report UNKNOWN (exit 3), as Nagios plugins do")
 
     p = sub.add_parser("confirm", help="keep a transaction applied with --confirm-within")
     p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")

@@ -55,6 +55,8 @@ class ApplyError(NumatuneError):
 EXTRAS = {
     "oracledb": ("python-oracledb", "pip install 'numatune[oracle]'"),
     "textual": ("Textual", "pip install 'numatune[tui]', or the numatune-tui RPM"),
+    "nagiosplugin": ("nagiosplugin (check's -w/-c ranges)", "pip install 'numatune[nagios]', or the "
+                                                            "python3-nagiosplugin package"),
     # Dependencies of a plain install: missing only from a broken or --no-deps install.
     "pyroute2": ("pyroute2", "a dependency of numatune: pip install pyroute2, or reinstall numatune"),
     "pyudev": ("pyudev", "a dependency of numatune: pip install pyudev, or reinstall numatune"),

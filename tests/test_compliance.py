@@ -109,14 +109,20 @@ def test_status_is_the_worst_unwaived_severity_and_a_blanket_waiver_clears_it(ch
     assert len(ids) == len(set(ids)) and {c.id for c in changes} | {f.id for f in findings} <= set(ids)
 
 
-def test_a_prometheus_series_keeps_its_labels_when_the_rule_flips():
+def test_a_prometheus_rule_keeps_its_series_when_it_flips():
+    """The per-rule count is one series whichever state the rule is in; the per-target series is written
+    only while it drifts, and has no empty label (the id has no subject: no target)."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    def labels(report):
+    def samples(report, name):
         text = render(report, "prometheus")
-        return [s.labels for f in text_string_to_metric_families(text) for s in f.samples
-                if s.name == "numatune_rule_compliant"]
+        return {tuple(sorted(s.labels.items())): s.value for f in text_string_to_metric_families(text)
+                for s in f.samples if s.name == name}
     drift = _report([Change(id="hugepages.live", area="memory", target="hugepages-2048kB", current="0",
                             desired="512", scope="live", action="write", rule="hugepages.count")])
     holds = _report(compliant=[Compliant("hugepages.live", "512 2M pages live", "memory")])
-    assert labels(drift) == labels(holds) == [{"rule": "hugepages.live", "area": "memory", "target": ""}]
+    key = (("area", "memory"), ("check", "hugepages.live"), ("state", "drift"))
+    assert samples(drift, "numatune_rule_targets")[key] == 1 and samples(holds, "numatune_rule_targets")[key] == 0
+    assert samples(drift, "numatune_rule_targets").keys() == samples(holds, "numatune_rule_targets").keys()
+    assert samples(drift, "numatune_rule_compliant") == {(("area", "memory"), ("rule", "hugepages.live")): 0}
+    assert samples(holds, "numatune_rule_compliant") == {}

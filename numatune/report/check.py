@@ -4,14 +4,40 @@ Its exit status is Nagios's (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so any
 failure to check, a bad policy included, is 3 and still reported in the
 asked format: a monitor must never mistake "could not check" for drift.
 """
+import contextlib
 import datetime
 import os
+import signal
 import sys
 import traceback
 
-from numatune.report import compliance, render, render_error, writer
+from numatune.report import compliance, render, render_error, thresholds, writer
 from numatune.report.text import status_line
 from numatune.errors import NumatuneError, missing_library
+
+
+class CheckTimeout(NumatuneError):
+    """-t/--timeout passed before the check had read the host (Nagios: UNKNOWN)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds):
+    """SIGALRM after ``seconds`` raises CheckTimeout in the check (it only reads: nothing to undo).
+    The report is rendered and written after the alarm is off, so a file is never cut short."""
+    if not seconds:
+        yield
+        return
+
+    def expired(signum, frame):
+        raise CheckTimeout("timed out after %d s (-t/--timeout) before the check finished reading the host"
+                           % seconds, "give it longer, or narrow it with --only/--skip")
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def run(args, prepare, make_plan):
@@ -19,9 +45,12 @@ def run(args, prepare, make_plan):
     so the check sees exactly what ``plan`` would."""
     now = datetime.datetime.now(datetime.timezone.utc)
     try:
-        root, policy = prepare(args)
-        plan, facts = make_plan(root, policy, args.only, args.skip)
-        report = compliance.build(plan, policy.data, facts, now=now, policy_name=policy.name)
+        limits = thresholds.parse(getattr(args, "warning", None), getattr(args, "critical", None))
+        with _deadline(getattr(args, "timeout", None)):
+            root, policy = prepare(args)
+            plan, facts = make_plan(root, policy, args.only, args.skip)
+            report = compliance.build(plan, policy.data, facts, now=now, policy_name=policy.name)
+        report.thresholds = limits
         text, status, line = render(report, args.format, to_file=bool(args.out)), report.status, status_line(report)
     except NumatuneError as e:
         text, status, line = render_error(str(e), args.format, now, args.out), 3, "numatune UNKNOWN - %s" % e

@@ -73,9 +73,12 @@ class Report:
     checked_at: datetime.datetime
     results: List[Result] = field(default_factory=list)
     plan: object = None
+    thresholds: object = None  # check -w/-c (report.thresholds.Thresholds): the drift count decides
 
     @property
     def status(self):
+        if self.thresholds is not None:
+            return self.thresholds.status(len(self.drift))
         return max((RANK[r.severity] for r in self.results), default=0)
 
     @property

@@ -7,8 +7,10 @@ import re
 WIDTH = 79
 
 _DIGITS = re.compile(r"^(.*?)(\d+)$")
-# C0 controls but tab, DEL and C1: what a terminal would act on.
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# C0 controls but tab, DEL and C1: what a terminal would act on; lone surrogates (a host byte that is not
+# UTF-8, kept by surrogateescape) and the non-characters U+FFFE/U+FFFF, which no UTF-8 writer, XML parser
+# or Prometheus label accepts.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 # Names that count in letters: sda..sdz, sdaa..; vda, xvda, hda; multipathd's mpatha..
 _LETTERS = re.compile(r"^(sd|vd|xvd|hd|mpath)([a-z]+)$")
 
@@ -16,11 +18,19 @@ _LETTERS = re.compile(r"^(sd|vd|xvd|hd|mpath)([a-z]+)$")
 def clean(text):
     """Host bytes and journal fields as visible escapes (\\x1b, \\n): an
     escape sequence in a sysfs file, a cmdline or a forged journal must not
-    repaint or hide what the reviewer reads."""
+    repaint or hide what the reviewer reads, nor break a report's parser
+    (JUnit XML, a Nagios status line, a Prometheus label)."""
     text = str(text)
     if not _CONTROL.search(text):
         return text
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match):
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return "\\x%02x" % (code - 0xDC00)  # the host's byte, as surrogateescape kept it
+    return ("\\x%02x" if code < 0x100 else "\\u%04x") % code
 
 
 # The one arrow of every "current -> desired" (ASCII: RHEL consoles under LANG=C print it too).

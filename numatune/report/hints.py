@@ -13,7 +13,7 @@ import shlex
 
 # Which commands take which flags (tests/test_cli_hints.py compares these with the parser). snapshot's
 # --root is the host to capture, not the tree this run worked on (`plan --root ARCHIVE` suggests a new one).
-TAKES_ROOT = frozenset(("plan", "apply", "revert", "history", "facts", "check", "confirm", "review", "recommend"))
+TAKES_ROOT = frozenset(("plan", "apply", "revert", "history", "facts", "check", "confirm", "review", "recommend", "boot"))
 TAKES_POLICY = frozenset(("plan", "apply", "facts", "check", "review"))
 
 _NAMED = re.compile(r"`numatune ([a-z]+)([^`]*)`")

@@ -21,7 +21,8 @@ def summary(report):
         parts.append("%s waived" % count(c["waived"]))
     parts.append("%s compliant" % count(c["compliant"]))
     who = report.host.get("hostname") or report.host.get("root") or "?"
-    return "%s (policy %s on %s)" % (", ".join(parts), report.policy or "?", who)
+    # The policy's name and the host's name are text from files: escaped like every other.
+    return "%s (policy %s on %s)" % (", ".join(parts), clean(report.policy or "?"), clean(who))
 
 
 def status_line(report):

@@ -67,8 +67,11 @@ _numatune()
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json junit prometheus nagios" -- "$cur")); return ;;
             --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            -w|--warning) return ;;
+            -c|--critical) return ;;
+            -t|--timeout) return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --out --warning --critical --timeout --help" -- "$cur")) ;;
     confirm)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;

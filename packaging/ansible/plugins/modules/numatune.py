@@ -153,7 +153,7 @@ from ansible_collections.numatune.numatune.plugins.module_utils.numatune_host im
 
 def _applied(module, engine, root, policy, params):
     from numatune.report import compliance
-    plan, _ = engine.make_plan(root, policy, params["only"], params["skip"])
+    plan = engine.make_plan(root, policy, params["only"], params["skip"])[0]
     result = dict(changed=bool(plan.changes), plan=plan.to_json(), diff=plan_diff(plan.changes))
     if not plan.changes or module.check_mode:
         after, facts = plan, None
@@ -184,7 +184,7 @@ def _reverted(module, root, params):
         tx = open_txs[-1]
     if tx.state in ("reverted", "rolled back") and not params["force"]:
         return dict(changed=False, txid=tx.txid, msg="transaction %s is already %s" % (tx.txid, tx.state))
-    undo = [c for c in tx.changes]
+    undo = list(tx.changes)
     diff = {"before": "".join(line(c["scope"], c["target"], c["desired"]) + "\n" for c in undo),
             "after": "".join(line(c["scope"], c["target"], c["current"]) + "\n" for c in undo),
             "before_header": "transaction %s" % tx.txid, "after_header": "before it"}
