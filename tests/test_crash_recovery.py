@@ -110,11 +110,11 @@ def _die_mid_file_write(k):
     count = {"n": 0}
     real_rename = os.rename
 
-    def rename(src, dst):
+    def rename(src, dst, **dirs):
         count["n"] += 1
         if count["n"] == k:
             os._exit(9)
-        real_rename(src, dst)
+        real_rename(src, dst, **dirs)
     files.os.rename = rename
 
 

@@ -28,6 +28,7 @@ import json
 import os
 import re
 
+from numatune.apply.state_dir import fsync_dir, open_state_file
 from numatune.errors import RefusedError, UsageError
 
 STATE_DIR = "/var/lib/numatune"
@@ -79,22 +80,18 @@ class Journal:
 
     def open(self):
         directory = os.path.dirname(self.path)
-        try:
-            os.makedirs(directory, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        except PermissionError:
-            raise RefusedError("cannot write the journal %s: permission denied" % self.path,
-                               "run as root, or use --root on a tree you own")
+        self._fd = open_state_file(self.root, "%s/%s.jsonl" % (JOURNAL_DIR, self.txid), "the journal",
+                                   os.O_WRONLY | os.O_APPEND)
         st = os.fstat(self._fd)
         self._size = st.st_size
         # A journal reopened by revert still has the room its apply reserved.
         self._end = max(st.st_size, st.st_blocks * 512)
         self._held = self._end - self._size
-        fd = os.open(directory, os.O_RDONLY)
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fsync_dir(directory, "the journal directory")
+        except RefusedError:
+            self.close()
+            raise
         return self
 
     def start(self, record, estimate):
