@@ -152,6 +152,34 @@ def _few_collections():
 
 
 def main(argv=None):
+    """Run one command with stdout and stderr guarded (numatune.outstreams):
+    a failing write never ends in a traceback, and the exit status is what the
+    command did, with one line on the stream that still works."""
+    from numatune import outstreams
+    saved = sys.stdout, sys.stderr
+    out = sys.stdout = outstreams.GuardedStream(saved[0], "stdout")
+    err = sys.stderr = outstreams.GuardedStream(saved[1], "stderr")
+    leaving = None
+    try:
+        try:
+            status = _run(argv)
+        except SystemExit as e:  # argparse: --help, --version, a bad flag
+            leaving, status = e, e.code
+        out.flush()
+        if out.failure is not None:
+            outstreams.silence(saved[0])
+            err.write(outstreams.describe(out))
+        err.flush()
+        if err.failure is not None:
+            outstreams.silence(saved[1])
+    finally:
+        sys.stdout, sys.stderr = saved
+    if leaving is not None:
+        raise leaving
+    return status
+
+
+def _run(argv):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -186,8 +214,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         sys.stderr.write("numatune: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":
