@@ -34,6 +34,12 @@ def test_the_campaign_reports_a_tree_left_changed_and_a_traceback(tmp_path, monk
             return 1, "Traceback (most recent call last):\n  ...\nRuntimeError: recovery skipped\n"
         return real(args, strace, timeout)
     monkeypatch.setattr(campaign, "numatune", no_recovery)
-    problems = campaign.one_run(case, "apply", "write", "enospc", 10 ** 6)  # an index never reached
+    problems = campaign.one_run(case, "apply", "write", "enospc", 65000)  # an index never reached (strace takes up to 65535)
     assert any(p.startswith("traceback") for p in problems), problems
     assert any(p.startswith("tree differs") for p in problems), problems
+
+
+def test_strace_refusing_the_injection_is_a_problem_not_a_clean_run(tmp_path):
+    case = campaign.Case(tmp_path)
+    problems = campaign.one_run(case, "apply", "write", "enospc", 10 ** 6)  # beyond strace's range
+    assert any(p.startswith("strace") for p in problems), problems

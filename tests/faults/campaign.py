@@ -99,6 +99,8 @@ def one_run(case, phase, syscall, fault, n):
             return ["the clean apply before the revert failed: %s" % err.strip()[-200:]]
         status, err = numatune(["revert", "--last", "--root", root], strace=inject)
     errs.append(err)
+    if err.startswith("strace:"):
+        return ["strace did not run it: " + err.strip().splitlines()[0]]
     if status == "hang":
         problems.append("hang (%s s)" % TIMEOUT)
     # Recovery: revert the last transaction (a no-op when the fault came before its journal).
