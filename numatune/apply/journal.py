@@ -327,9 +327,15 @@ class Transaction:
                 self.undone.add(r["seq"])
                 self.skipped.discard(r["seq"])
                 self.undoing.discard(r["seq"])
-            elif t in ("skipped", "failed"):
+            elif t == "skipped":
                 self.skipped.add(r["seq"])
                 self.undoing.discard(r["seq"])
+            elif t == "failed":
+                # Still "undoing": a restore that failed may have left its own
+                # half-written bytes (a copied value file truncated, then
+                # ENOSPC), which the next revert must finish, not take for
+                # someone else's change.
+                self.skipped.add(r["seq"])
             elif t == "commit":
                 self.committed = True
             elif t == "undo-begin":
