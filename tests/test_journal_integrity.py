@@ -91,3 +91,31 @@ def test_a_restore_that_failed_half_written_is_finished_by_the_next_revert(cli, 
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 0, out + err
     assert tree_digest(root) == before
+
+
+def test_a_restore_that_failed_after_landing_is_not_redone_over_older_undos(cli, tmp_path, monkeypatch):
+    # Found by tests/faults/campaign.py: ENOSPC on the directory fsync after a
+    # restore's rename (the bytes landed, the restore "failed"); the undo went
+    # on to the older writes of the same file (down to removing it). The next
+    # revert must not restore that newer "before" over them.
+    import errno
+    import os
+    from numatune.apply import file
+    root, policy, before, journal = _applied(cli, tmp_path)
+    real, calls = file.restore, []
+
+    def enospc_after_landing(root_, op):
+        real(root_, op)
+        calls.append(op["path"])
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(file, "restore", enospc_after_landing)
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 1 and "No space left" in out + err, out + err
+    assert calls.count(calls[0]) > 1  # older writes of the same file were undone after it
+    monkeypatch.setattr(file, "restore", real)
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, out + err
+    assert tree_digest(root) == before
+    status, out, err = cli("history", "--root", root)
+    assert "partly" not in out, out
