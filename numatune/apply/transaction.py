@@ -382,6 +382,9 @@ def _undo(root, journal, seq_ops, reason, force=False, interrupted=(), supersede
     return restored, skipped, failed + _journal_failure(root, journal, error)
 
 
+WHOLE_TARGET = ("file", "value")
+
+
 def revert(root, tx, force=False):
     """Undo a transaction (or finish undoing an interrupted one)."""
     pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
@@ -390,11 +393,15 @@ def revert(root, tx, force=False):
     # A restore that failed while the undo went on to older writes of the
     # same target: those put an older state there, which restoring this
     # newer "before" now would overwrite with a state in between.
+    # Only the generic kinds whose write replaces the whole target: a path is
+    # one thing there (a netdev or database op may share one with others).
     undone_at = {}
     for s in tx.undone:
         op = (tx.ops.get(s) or {}).get("op")
-        undone_at.setdefault(op.get("path") if isinstance(op, dict) else None, []).append(s)
-    superseded = {seq for seq, op in pending if any(s < seq for s in undone_at.get(op.get("path"), ()))}
+        if isinstance(op, dict) and op.get("kind") in WHOLE_TARGET and op.get("path"):
+            undone_at.setdefault((op["kind"], op["path"]), []).append(s)
+    superseded = {seq for seq, op in pending
+                  if any(s < seq for s in undone_at.get((op.get("kind"), op.get("path")), ()))}
     for seq, op in pending:
         after = tx.done_after.get(seq)
         if after is not None:
