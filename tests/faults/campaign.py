@@ -21,6 +21,7 @@ run outlived its timeout.
 import argparse
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,7 @@ def numatune(args, strace=None, timeout=TIMEOUT):
 
 
 SYSCALLS = ("write", "fsync", "renameat")
+CALL = re.compile(r"(?:\d+\s+)?(\w+)\(")  # "714   write(1, ..." (-f prefixes the pid, padded)
 
 
 def count_calls(args, syscalls):
@@ -60,7 +62,8 @@ def count_calls(args, syscalls):
         status, err = numatune(args, strace=["-o", log.name, "-e", "trace=" + ",".join(syscalls)])
         assert status == 0, err
         lines = open(log.name).read().splitlines()
-    return {s: sum(1 for line in lines if line.split(" ", 1)[-1].startswith(s + "(")) for s in syscalls}
+    called = [m.group(1) for m in map(CALL.match, lines) if m]
+    return {s: called.count(s) for s in syscalls}
 
 
 class Case:
@@ -125,6 +128,8 @@ def plan_runs(case, sample, seed, syscalls=SYSCALLS):
     probe, _ = case.copy("probe")
     counts = {"apply": count_calls(case.apply_args(probe), syscalls)}
     counts["revert"] = count_calls(["revert", "--last", "--root", probe], syscalls)
+    if not all(sum(c.values()) for c in counts.values()):
+        raise SystemExit("campaign: strace saw no calls to inject at (%s)" % counts)
     runs = [(phase, s, fault, n) for phase in counts for s in syscalls
             for fault in FAULTS for n in range(1, counts[phase][s] + 1)]
     if sample and sample < len(runs):
