@@ -27,8 +27,8 @@ def test_too_much_is_one_line_naming_file_and_key(cli, tmp_path, text, key):
     policy = write(tmp_path, "policy.toml", text)
     before = tree_digest(root)
     for command in ("plan", "apply"):
-        status, out, err = cli(command, "--root", root, "--policy", policy, "--yes")[0:3] if command == "apply" \
-            else cli(command, "--root", root, "--policy", policy)
+        extra = ("--yes",) if command == "apply" else ()
+        status, out, err = cli(command, "--root", root, "--policy", policy, *extra)
         assert status == 2, out + err
         [line] = err.splitlines()
         assert str(policy) in line and key in line and "more than" in line, line
