@@ -64,6 +64,23 @@ def _common(p, formats=("text", "json")):
                        help="text: every change and value in full, not grouped by rule (JSON is always full)")
 
 
+MAX_WINDOW = 86400  # a day: a watchdog armed for longer is a window nobody confirms
+
+
+def _window(text):
+    """--confirm-within: whole seconds from 0 to a day (99999999999999999999 would never fire)."""
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
+    if seconds < 0:
+        raise argparse.ArgumentTypeError("%s: a confirm window cannot be negative (0: no window)" % text)
+    if seconds > MAX_WINDOW:
+        raise argparse.ArgumentTypeError("%s is out of range: 0 (no window) to %d seconds (a day)"
+                                         % (text, MAX_WINDOW))
+    return seconds
+
+
 def build_parser():
     parser = _Parser(prog="numatune", description="Declarative NUMA and memory tuning for Oracle hosts.")
     parser.add_argument("--version", action="version", version="numatune " + __version__)
@@ -83,7 +100,7 @@ def build_parser():
     _common(p)
     p.add_argument("--plan", metavar="FILE", help="apply exactly this saved plan (refused if the host drifted)")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    p.add_argument("--confirm-within", type=int, metavar="SECONDS",
+    p.add_argument("--confirm-within", type=_window, metavar="SECONDS",
                    help="revert automatically unless `numatune confirm` runs within SECONDS, even if this "
                         "process dies (default 120 when a change touches the default route or SSH interface; "
                         "0: no window)")
@@ -183,6 +200,34 @@ def _hint_context(args):
 
 
 def main(argv=None):
+    """Run one command with stdout and stderr guarded (numatune.outstreams):
+    a failing write never ends in a traceback, and the exit status is what the
+    command did, with one line on the stream that still works."""
+    from numatune import outstreams
+    saved = sys.stdout, sys.stderr
+    out = sys.stdout = outstreams.GuardedStream(saved[0], "stdout")
+    err = sys.stderr = outstreams.GuardedStream(saved[1], "stderr")
+    leaving = None
+    try:
+        try:
+            status = _interruptible(argv)
+        except SystemExit as e:  # argparse: --help, --version, a bad flag
+            leaving, status = e, e.code
+        out.flush()
+        if out.failure is not None:
+            outstreams.silence(saved[0])
+            err.write(outstreams.describe(out))
+        err.flush()
+        if err.failure is not None:
+            outstreams.silence(saved[1])
+    finally:
+        sys.stdout, sys.stderr = saved
+    if leaving is not None:
+        raise leaving
+    return status
+
+
+def _interruptible(argv):
     # From the first line: a Ctrl-C while Python loads numatune is one line too, not a traceback.
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -229,8 +274,6 @@ def _main(argv):
         if args.command == "check":
             return 3
         return e.exit_status
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -259,6 +259,14 @@ def revert(root, txid=None, last=False, force=False):
         tx = pick_transaction(root, txid, last)
         if tx.state in FINAL_STATES and not force:
             raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
+        from numatune.apply.journal import blocking
+        refused = blocking(tx.problems)
+        if refused and not force:
+            # A journal that fails its integrity check could restore wrong bytes: nothing is restored.
+            raise RefusedError("journal of %s fails its integrity check, nothing restored: %s%s"
+                               % (tx.txid, refused[0], " (and %d more)" % (len(refused) - 1) if refused[1:] else ""),
+                               "see `numatune history %s`; `numatune revert %s --force` restores what its intact "
+                               "records say" % (tx.txid, tx.txid))
         restored, skipped, failed = undo(root, tx, force=force)
     unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
                for p in tx.problems]

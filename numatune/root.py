@@ -97,10 +97,6 @@ def _lexical_check(path):
             depth += 1
 
 
-def _tmp_path(real):
-    return os.path.join(os.path.dirname(real), ".%s.numatune-tmp" % os.path.basename(real))
-
-
 def _text(data):
     """File bytes as text-mode open() gave them: UTF-8 (other bytes kept by
     surrogateescape) with universal newlines."""
@@ -227,35 +223,14 @@ class Root:
         return "/" + "/".join(resolved)
 
     def write_atomic(self, path, data, mode, uid=None, gid=None):
-        """Replace ``path`` with ``data``: temp file, fsync, rename, so a crash
-        leaves the old bytes or the new. The parent resolves inside the root;
-        the name itself is replaced by rename (which never follows a link)."""
-        real = self.join(path, follow=False)
-        tmp = _tmp_path(real)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            view = memoryview(data)
-            while view:  # a short write (a full disk mid-way) loops; ENOSPC raises
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, mode)
-        if uid is not None and os.geteuid() == 0:
-            os.chown(tmp, uid, gid)
-        os.rename(tmp, real)
-        fd = os.open(os.path.dirname(real), os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """Replace ``path`` with ``data`` (temp file, fsync, rename), confined: numatune/root_write.py."""
+        from numatune import root_write
+        root_write.write_atomic(self, path, data, mode, uid, gid)
 
     def remove_tmp(self, path):
         """The temp file of a write_atomic a crash cut short."""
-        try:
-            os.unlink(_tmp_path(self.join(path, follow=False)))
-        except FileNotFoundError:
-            pass
+        from numatune import root_write
+        root_write.remove_tmp(self, path)
 
     def open(self, path, flags, mode=0o666):
         """os.open of host ``path``, confined to the root."""

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -20,20 +19,21 @@ from numatune.policy.stack import load
 from numatune.root import Root
 
 
-def _feed(fifo, value, stop):
-    """Answer every reader of the FIFO with ``value``; never read from it,
-    so a writer (numatune's write) blocks until killed."""
-    while not stop.is_set():
-        try:
-            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:
-            time.sleep(0.005)
-            continue
-        try:
-            os.write(fd, value)
-        finally:
-            os.close(fd)
-        time.sleep(0.02)
+# A real `numatune apply` process whose write of vm.swappiness never returns (as a
+# write to a hung sysfs file would not): the journal holds its intent when it is killed.
+# (A FIFO stood in for the file before; reads now refuse FIFOs, issue #28.)
+_BLOCKING_APPLY = """
+import sys, time
+from numatune.apply import value
+real = value._write
+def hung(root, path, data):
+    if path.endswith("/vm/swappiness"):
+        time.sleep(3600)
+    real(root, path, data)
+value._write = hung
+from numatune.cli import main
+sys.exit(main())
+"""
 
 
 def _intent_pending(root_dir, suffix):
@@ -52,13 +52,8 @@ def test_sigkill_mid_apply_then_recover(tmp_path):
     policy = write(tmp_path, "policy.toml", fakehost.POLICY)
     before = tree_digest(root_dir)
     target = root_dir / "proc/sys/vm/swappiness"
-    target.unlink()
-    os.mkfifo(target)
-    stop = threading.Event()
-    feeder = threading.Thread(target=_feed, args=(str(target), b"60\n", stop), daemon=True)
-    feeder.start()
     env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1")
-    proc = subprocess.Popen([sys.executable, "-m", "numatune", "apply", "--yes", "--root", str(root_dir),
+    proc = subprocess.Popen([sys.executable, "-c", _BLOCKING_APPLY, "apply", "--yes", "--root", str(root_dir),
                              "--policy", str(policy)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.time() + 60
@@ -66,18 +61,16 @@ def test_sigkill_mid_apply_then_recover(tmp_path):
             assert proc.poll() is None, proc.communicate()
             assert time.time() < deadline, "apply never reached the swappiness write"
             time.sleep(0.02)
-        time.sleep(0.1)  # it is now blocked opening the FIFO for writing
+        time.sleep(0.1)  # it is now blocked in the write
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
-        stop.set()
         if proc.poll() is None:
             proc.kill()
         proc.communicate()
     assert proc.returncode == -signal.SIGKILL
     # The write never happened: the kernel value is still what it was.
-    target.unlink()
-    target.write_text("60\n")
+    assert target.read_text() == "60\n"
     # Earlier writes of the run did land.
     assert (root_dir / "proc/sys/kernel/numa_balancing").read_text() == "0\n"
 
@@ -110,11 +103,11 @@ def _die_mid_file_write(k):
     count = {"n": 0}
     real_rename = os.rename
 
-    def rename(src, dst):
+    def rename(src, dst, **dirs):
         count["n"] += 1
         if count["n"] == k:
             os._exit(9)
-        real_rename(src, dst)
+        real_rename(src, dst, **dirs)
     files.os.rename = rename
 
 

@@ -55,6 +55,8 @@ def test_a_corrupt_journal_line_is_named_and_every_other_record_kept(cli, tmp_pa
     assert status == 0 and "applied" in out and "not a record (a JSON list)" in out
     assert "intent record without 'op'" in out
     status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 2 and "fails its integrity check, nothing restored" in err, out + err
+    status, out, err = cli("revert", "--last", "--root", root, "--force")
     assert status == 1, out + err
     # Every intact record was undone; the bad lines are named as what could not be.
     assert ": %d restored," % intents in out

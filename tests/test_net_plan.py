@@ -260,6 +260,9 @@ def test_negative_confirm_window_is_refused(host, cli):
     root, policy = host
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "-5")
     assert status == 2 and "cannot be negative" in err
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within",
+                           "99999999999999999999")
+    assert status == 2 and "out of range" in err and len(err.splitlines()) == 1
 
 
 def test_rac_interconnect_policy_is_opt_in(host, cli):

@@ -44,14 +44,8 @@ def read_marker(root, txid):
 def write_marker(root, marker):
     path = marker_path(root, marker["txid"])
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, (json.dumps(marker, sort_keys=True) + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.rename(tmp, path)
+    # Through the confined writer: no link planted at the marker or its temporary is followed.
+    root.write_atomic(root.rel(path), (json.dumps(marker, sort_keys=True) + "\n").encode(), 0o600)
 
 
 def pending(root):

@@ -65,8 +65,21 @@ def capture(root, write):
 
 
 def cleanup(root, op):
-    """Remove the temp file a run killed between write and rename left behind."""
+    """Remove the temp file a run killed between write and rename left behind,
+    and, when the file apply was to create is not there (its first write
+    failed or was killed), the directories apply made for it: the undo finds
+    the file "already as before" and would leave them."""
     root.remove_tmp(op["path"])
+    if not op["before"]["exists"] and not (root.exists(op["path"]) or root.islink(op["path"])):
+        _remove_created_dirs(root, op)
+
+
+def _remove_created_dirs(root, op):
+    for d in reversed(op.get("created_dirs", [])):
+        try:
+            os.rmdir(root.join(d, follow=False))
+        except OSError:
+            pass  # not empty: something else lives there now
 
 
 def _atomic_write(root, path, data, mode, uid, gid):
@@ -107,11 +120,7 @@ def restore(root, op):
                       before["uid"], before["gid"])
     elif root.exists(op["path"]) or root.islink(op["path"]):
         os.unlink(root.join(op["path"], follow=False))
-    for d in reversed(op.get("created_dirs", [])):
-        try:
-            os.rmdir(root.join(d, follow=False))
-        except OSError:
-            pass  # not empty: something else lives there now
+    _remove_created_dirs(root, op)
 
 
 def describe(op):

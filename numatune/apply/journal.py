@@ -22,12 +22,15 @@ transaction, never need new space. A record is written whole (short writes
 looped) and fsynced, or cut off again: no torn record announces a write.
 Readers skip a bad line, say which (file:line), and keep every record around it.
 """
+import base64
 import datetime
 import errno
+import hashlib
 import json
 import os
 import re
 
+from numatune.apply.state_dir import fsync_dir, open_state_file
 from numatune.errors import RefusedError, UsageError
 
 STATE_DIR = "/var/lib/numatune"
@@ -79,22 +82,18 @@ class Journal:
 
     def open(self):
         directory = os.path.dirname(self.path)
-        try:
-            os.makedirs(directory, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
-        except PermissionError:
-            raise RefusedError("cannot write the journal %s: permission denied" % self.path,
-                               "run as root, or use --root on a tree you own")
+        self._fd = open_state_file(self.root, "%s/%s.jsonl" % (JOURNAL_DIR, self.txid), "the journal",
+                                   os.O_WRONLY | os.O_APPEND)
         st = os.fstat(self._fd)
         self._size = st.st_size
         # A journal reopened by revert still has the room its apply reserved.
         self._end = max(st.st_size, st.st_blocks * 512)
         self._held = self._end - self._size
-        fd = os.open(directory, os.O_RDONLY)
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fsync_dir(directory, "the journal directory")
+        except RefusedError:
+            self.close()
+            raise
         return self
 
     def start(self, record, estimate):
@@ -140,7 +139,7 @@ class Journal:
             return
         if self._fd is None:
             self.open()
-        chunks = [(json.dumps(r, sort_keys=True) + "\n").encode() for r in records]
+        chunks = [(json.dumps(sealed(r), sort_keys=True) + "\n").encode() for r in records]
         data = b"".join(chunks)
         kinds = [r.get("t") for r in records]
         intents = kinds.count("intent")
@@ -171,6 +170,33 @@ class Journal:
             self._fd = None
 
 
+def _sum(record):
+    """A record's checksum: the first 16 hex digits of the sha256 of its JSON
+    (keys sorted, without the checksum). A changed field, a forged record or
+    a bit flip shows as a mismatch; it guards against accidents and edits, it
+    is not a signature."""
+    body = {k: v for k, v in record.items() if k != "sum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def sealed(record):
+    return dict(record, sum=_sum(record))
+
+
+def _data_mismatch(op):
+    """Why an op's journaled bytes are not what their sha256 says, or None."""
+    for side in ("before", "after"):
+        state = op.get(side)
+        if isinstance(state, dict) and isinstance(state.get("data"), str) and isinstance(state.get("sha256"), str):
+            try:
+                data = base64.b64decode(state["data"], validate=True)
+            except (ValueError, TypeError):
+                return "the %s bytes are not base64" % side
+            if hashlib.sha256(data).hexdigest() != state["sha256"]:
+                return "the %s bytes do not match their sha256" % side
+    return None
+
+
 def _bad(record):
     """Why a parsed line is not a record numatune can use, or None."""
     if not isinstance(record, dict):
@@ -193,6 +219,7 @@ def parse_journal(data, name):
     """(records, problems) of a journal's bytes; each problem "name:line: why".
     A bad line costs only itself."""
     records, problems = [], []
+    sealed_journal = None       # whether its records carry checksums (journals before 0.9 do not)
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, 1):
         if not raw.strip(b"\x00 \t\r"):
@@ -208,8 +235,36 @@ def parse_journal(data, name):
         if why:
             problems.append("%s:%d: %s" % (name, number, why))
             continue
+        if sealed_journal is None:
+            sealed_journal = "sum" in record
+        if "sum" in record and record["sum"] != _sum(record):
+            problems.append("%s:%d: checksum mismatch (the %s record was changed after it was written)"
+                            % (name, number, record["t"]))
+            continue
+        if sealed_journal and "sum" not in record:
+            problems.append("%s:%d: %s record without a checksum in a journal whose records have one"
+                            % (name, number, record["t"]))
+            continue
+        why = _data_mismatch(record["op"]) if record["t"] == "intent" else None
+        if why:
+            problems.append("%s:%d: intent %s: %s" % (name, number, record["seq"], why))
+            continue
         records.append(record)
+    if not records and not problems:
+        problems.append("%s:1: empty journal (no begin record): what it recorded cannot be known" % name)
+    seqs = sorted(r["seq"] for r in records if r["t"] == "intent")
+    if seqs:
+        missing = sorted(set(range(1, seqs[-1] + 1)) - set(seqs))
+        if missing:
+            problems.append("%s: intent %s missing (a gap in the sequence numbers)"
+                            % (name, ", ".join(map(str, missing[:10]))))
     return records, problems
+
+
+def blocking(problems):
+    """The problems that refuse a revert without --force: all but a torn last
+    record (a crash mid-append announced a write that never started)."""
+    return [p for p in problems if "torn last record" not in p]
 
 
 def _read(root, txid):
@@ -272,9 +327,15 @@ class Transaction:
                 self.undone.add(r["seq"])
                 self.skipped.discard(r["seq"])
                 self.undoing.discard(r["seq"])
-            elif t in ("skipped", "failed"):
+            elif t == "skipped":
                 self.skipped.add(r["seq"])
                 self.undoing.discard(r["seq"])
+            elif t == "failed":
+                # Still "undoing": a restore that failed may have left its own
+                # half-written bytes (a copied value file truncated, then
+                # ENOSPC), which the next revert must finish, not take for
+                # someone else's change.
+                self.skipped.add(r["seq"])
             elif t == "commit":
                 self.committed = True
             elif t == "undo-begin":

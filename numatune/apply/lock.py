@@ -5,22 +5,19 @@ import os
 
 from numatune.errors import RefusedError
 from numatune.apply.journal import STATE_DIR
+from numatune.apply.state_dir import open_state_file
 
 LOCK = STATE_DIR + "/lock"
 
 
 class RunLock:
     def __init__(self, root):
-        self.path = root.join(LOCK)
+        self.root = root
+        self.path = root.path.rstrip("/") + LOCK    # for messages; opened by open_state_file
         self.fd = None
 
     def __enter__(self):
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        except PermissionError:
-            raise RefusedError("cannot create the lock %s: permission denied" % self.path,
-                               "run as root, or use --root on a tree you own")
+        self.fd = open_state_file(self.root, LOCK, "the lock")
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:

@@ -315,7 +315,9 @@ class _Outcomes:
                              "what": what[:TEXT_CAP]})
 
     def note(self, seq, op, outcome):
-        if outcome == "already":
+        if outcome == "superseded":
+            self.records.append({"t": "undone", "seq": seq, "note": "superseded by the undo of an older write"})
+        elif outcome == "already":
             self.records.append({"t": "undone", "seq": seq, "note": "already as before"})
         elif outcome == "skipped":
             self.skipped.append(_describe(op))
@@ -325,7 +327,7 @@ class _Outcomes:
             self.records.append({"t": "undone", "seq": seq})
 
 
-def _undo_batch(root, batch, force, interrupted, record, done):
+def _undo_batch(root, batch, force, interrupted, record, done, superseded=()):
     """Decide every op of ``batch``, journal the "undoing" of those to restore
     with one fsync (group commit), restore them, then journal the outcomes
     unsynced. "undoing" is durable before its restore: a revert killed
@@ -334,6 +336,9 @@ def _undo_batch(root, batch, force, interrupted, record, done):
     only makes the next revert find that op already as before."""
     to_restore = []
     for seq, op in batch:
+        if seq in superseded:
+            done.note(seq, op, "superseded")
+            continue
         try:
             decision = _undo_decision(root, op, seq, force, interrupted)
         except BaseException as e:  # noqa: B902 -- see _undo_ops
@@ -356,7 +361,7 @@ def _undo_batch(root, batch, force, interrupted, record, done):
     record.many(records, sync=False)
 
 
-def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
+def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
     """Restore ``seq_ops`` (newest first).
     Returns (restored, skipped, failed, error writing the journal or None).
 
@@ -369,7 +374,7 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=()):
     record({"t": "undo-begin", "reason": reason, "time": _now()})
     done = _Outcomes()
     for batch in _undo_batches(seq_ops):
-        _undo_batch(root, batch, force, interrupted, record, done)
+        _undo_batch(root, batch, force, interrupted, record, done, superseded)
     record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(done.skipped),
             "failed": len(done.failed)})
     if done.held is not None:
@@ -384,10 +389,13 @@ def _journal_failure(root, journal, error):
             % (root.rel(journal.path), _reason(error))]
 
 
-def _undo(root, journal, seq_ops, reason, force=False, interrupted=()):
+def _undo(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
     """Restore ``seq_ops`` (newest first). Returns (restored, skipped, failed)."""
-    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted)
+    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted, superseded)
     return restored, skipped, failed + _journal_failure(root, journal, error)
+
+
+WHOLE_TARGET = ("file", "value")
 
 
 def revert(root, tx, force=False):
@@ -395,12 +403,25 @@ def revert(root, tx, force=False):
     pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
     # Not confirmed done, or an undo of ours that a crash cut short.
     interrupted = {s for s, _ in pending if s not in tx.done or s in tx.undoing}
+    # A restore that failed while the undo went on to older writes of the
+    # same target: those put an older state there, which restoring this
+    # newer "before" now would overwrite with a state in between.
+    # Only the generic kinds whose write replaces the whole target: a path is
+    # one thing there (a netdev or database op may share one with others).
+    undone_at = {}
+    for s in tx.undone:
+        op = (tx.ops.get(s) or {}).get("op")
+        if isinstance(op, dict) and op.get("kind") in WHOLE_TARGET and op.get("path"):
+            undone_at.setdefault((op["kind"], op["path"]), []).append(s)
+    superseded = {seq for seq, op in pending
+                  if any(s < seq for s in undone_at.get((op.get("kind"), op.get("path")), ()))}
     for seq, op in pending:
         after = tx.done_after.get(seq)
         if after is not None:
             op["after"] = after
     journal = Journal(root, tx.txid).open()
     try:
-        return _undo(root, journal, pending, "revert", force=force, interrupted=interrupted)
+        return _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
+                     superseded=superseded)
     finally:
         journal.close()

@@ -2,6 +2,7 @@
 import base64
 import os
 
+from numatune import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
 from numatune.report.grouped import ARROW, value as shown
 
@@ -47,7 +48,7 @@ def _write(root, path, value):
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd = root.open(path, os.O_WRONLY | os.O_TRUNC)
+    fd = root_write.open_value(root, path)
     try:
         # One write: sysfs takes a value in one call. A copied tree killed
         # here holds an empty file; the journal's "intent"/"undoing" tells

@@ -24,8 +24,22 @@ POLICY = {
 EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf")
 
 
+# Each argument is its own change that rewrites every boot file it touches,
+# and the journal keeps each write's whole file before and after: N arguments
+# cost N writes of a file that grows with N, so the journal grows as N squared
+# (5,000 arguments made 175 MB, #28). A kernel command line holds 2,048 bytes
+# on x86 (COMMAND_LINE_SIZE), far fewer than 256 arguments of any use; the
+# bound keeps the journal a few MB at most.
+MAX_ARGS = 256
+
+
 def check_policy(data):
     cl = data.get("kernel", {}).get("cmdline", {})
+    for side in ("present", "absent"):
+        if len(cl.get(side, [])) > MAX_ARGS:
+            yield SchemaError("kernel.cmdline." + side, "kernel.cmdline.%s lists %d arguments, more than %d"
+                              % (side, len(cl[side]), MAX_ARGS),
+                              "a kernel command line holds 2,048 bytes: keep the arguments that matter")
     both = set(cl.get("present", [])) & set(cl.get("absent", []))
     if both:
         arg = sorted(both)[0]

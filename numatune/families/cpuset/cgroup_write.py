@@ -18,6 +18,7 @@ import errno
 import os
 
 from numatune.facts.cgroups import parse_pids
+from numatune.root_write import refuse_hardlinked
 
 TASK_FILES = ("tasks", "cgroup.procs")
 
@@ -67,18 +68,38 @@ def capture(root, write):
 
 
 def _write_value(root, path, value):
-    fd = root.open(path, os.O_WRONLY | (0 if root.is_live else os.O_TRUNC | os.O_CREAT), 0o644)
+    if not root.is_live:
+        _write_copy(root, path, value + "\n")
+        return
+    fd = root.open(path, os.O_WRONLY)
     try:
         os.write(fd, (value + "\n").encode())
     finally:
         os.close(fd)
 
 
+def _write_copy(root, path, text):
+    """A control file of a copied tree, through the confined writer (never
+    through a link planted at its name)."""
+    try:
+        mode = os.lstat(root.join(path, follow=False)).st_mode & 0o7777     # kept, as writing in place kept it
+    except FileNotFoundError:
+        mode = 0o644
+    root.write_atomic(path, text.encode(), mode)
+
+
 def _chown(root, path, uid, gid):
-    os.chown(root.join(path), uid, gid)
+    _chown_one(root, path, uid, gid)
     for name in TASK_FILES:
         if root.exists("%s/%s" % (path, name)):
-            os.chown(root.join("%s/%s" % (path, name)), uid, gid)
+            _chown_one(root, "%s/%s" % (path, name), uid, gid)
+
+
+def _chown_one(root, path, uid, gid):
+    """chown that neither follows a link at the name nor reaches a file another name shares."""
+    real = root.join(path, follow=False)
+    refuse_hardlinked(root, path, os.lstat(real))
+    os.chown(real, uid, gid, follow_symlinks=False)
 
 
 def _fake_names(root, path):
@@ -95,8 +116,7 @@ def _fake_files(root, path, names, prefix):
             text = "\n"
         else:
             text = root.read_text(src) or "\n"
-        with open(root.join("%s/%s" % (path, name)), "w") as f:
-            f.write(text)
+        _write_copy(root, "%s/%s" % (path, name), text)
 
 
 def perform(root, op):
@@ -162,7 +182,7 @@ def restore(root, op):
         if not root.is_live:
             for name in op.get("made") or []:
                 try:
-                    os.unlink(root.join("%s/%s" % (path, name)))
+                    os.unlink(root.join("%s/%s" % (path, name), follow=False))
                 except FileNotFoundError:
                     pass
         os.rmdir(root.join(path))
@@ -170,7 +190,7 @@ def restore(root, op):
         for name, owner in op["before"].items():
             target = path if name == "." else "%s/%s" % (path, name)
             if owner is not None and root.exists(target):
-                os.chown(root.join(target), owner[0], owner[1])
+                _chown_one(root, target, owner[0], owner[1])
     elif op["action"] == "enable":
         bound = _bound_children(root, path)
         if bound:
@@ -183,8 +203,7 @@ def restore(root, op):
         if root.is_live:
             _write_value(root, path + "/cgroup.subtree_control", "-cpuset")
         else:
-            with open(root.join(path + "/cgroup.subtree_control"), "w") as f:
-                f.write(op.get("raw") or "")
+            _write_copy(root, path + "/cgroup.subtree_control", op.get("raw") or "")
 
 
 def _bound_children(root, path):

@@ -258,7 +258,10 @@ def _change_existing(spec, state, settings, uid, gid, hierarchy):
     for key, value in order:
         short = key[len(hierarchy["prefix"]):]
         now = state.get(short)
-        same = (parse_cpulist(now) == parse_cpulist(value)) if short in ("cpus", "mems") else now == value
+        try:
+            same = (parse_cpulist(now) == parse_cpulist(value)) if short in ("cpus", "mems") else now == value
+        except CpulistError:
+            same = False    # a file that is not a cpulist (garbage in a copied tree): rewritten
         if same:
             yield Compliant("cpuset.%s:%s" % (short, name), "cpuset %s %s = %s" % (name, short, value), "cpu")
             continue

@@ -102,14 +102,15 @@ def _write_offline(root, op, values):
     data = json.loads(root.read_text(ETHTOOL_FILE))
     current = data["interfaces"][op["ifname"]][op["group"]].setdefault("current", {})
     current.update(values)
-    real = root.join(ETHTOOL_FILE)
-    tmp = real + ".numatune-tmp"
     # One string, one write: json.dump streams thousands of small writes of a capture this size.
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, os.stat(real).st_mode & 0o7777)
-    os.rename(tmp, real)
+    _replace(root, ETHTOOL_FILE, text.encode("utf-8"))
+
+
+def _replace(root, path, data):
+    """The snapshot file rewritten through the one confined writer, its mode kept."""
+    real = root.join(path)
+    root.write_atomic(root.rel(real), data, os.lstat(real).st_mode & 0o7777)
 
 
 def _write_bond(root, op, values):
@@ -146,16 +147,11 @@ def restore(root, op):
         from numatune.families.network import nic
         nic.write(op["ifname"], op["group"], op["before"])
         return
-    real = root.join(op["file"])
     data = base64.b64decode(op["raw"])
     if op["group"] == "mtu":
         _write(root, op["file"], data)
         return
-    tmp = real + ".numatune-tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, os.stat(real).st_mode & 0o7777)
-    os.rename(tmp, real)
+    _replace(root, op["file"], data)
 
 
 def describe(op):

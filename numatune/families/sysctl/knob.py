@@ -34,7 +34,16 @@ NODE_KNOBS = ("kernel.numa_balancing", "vm.zone_reclaim_mode")
 OWNED_ELSEWHERE = {"vm.nr_hugepages": "[hugepages] count", "vm.nr_hugepages_mempolicy": "[hugepages]"}
 
 
+# A tuned host sets tens of sysctls; a whole /proc/sys is about 1,000 to
+# 2,000 keys. More than that is a generated policy gone wrong, and each key is
+# read, planned and journaled (20,000 keys planned for 30 s, #28).
+MAX_KEYS = 2000
+
+
 def check_policy(data):
+    if len(data.get("sysctl", {})) > MAX_KEYS:
+        yield SchemaError("sysctl", "[sysctl] sets %d keys, more than %d" % (len(data["sysctl"]), MAX_KEYS),
+                          "keep the keys you mean to tune; a whole /proc/sys holds about 2,000")
     for key, spec in data.get("sysctl", {}).items():
         if key in OWNED_ELSEWHERE:
             yield SchemaError("sysctl.%s" % key, "sysctl.%s conflicts with %s" % (key, OWNED_ELSEWHERE[key]),
