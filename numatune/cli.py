@@ -200,10 +200,10 @@ def _hint_context(args):
 
 
 def main(argv=None):
-    """Run one command with stdout and stderr guarded (numatune.outstreams):
+    """Run one command with stdout and stderr guarded (numatune.apply.outstreams):
     a failing write never ends in a traceback, and the exit status is what the
     command did, with one line on the stream that still works."""
-    from numatune import outstreams
+    from numatune.apply import outstreams
     saved = sys.stdout, sys.stderr
     out = sys.stdout = outstreams.GuardedStream(saved[0], "stdout")
     err = sys.stderr = outstreams.GuardedStream(saved[1], "stderr")

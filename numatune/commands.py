@@ -119,7 +119,7 @@ def _apply(args, run):
         engine.check_ready(root)
         if not text:
             _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
-        return _unmet_status(plan.findings, policy.data)
+        return 0 if args.live_only or args.persistent_only else _unmet_status(plan.findings, policy.data)
     engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, changes):
         print("nothing applied")
@@ -163,7 +163,12 @@ def _apply(args, run):
         for f in findings:
             print("\n".join(finding_lines(f, style)))
         print("undo with: " + command("revert", txid, ctx=_ctx(args)))
-    status = run["status"] = max(status, _unmet_status(findings, policy.data))
+    # --live-only / --persistent-only leave the other half of the policy undone on purpose: not a failure;
+    # --only/--skip and a saved plan answer for their own areas only.
+    if not (args.live_only or args.persistent_only):
+        if args.only or args.skip or args.plan:
+            findings = [f for f in findings if f.area in {c.area for c in changes}]
+        status = run["status"] = max(status, _unmet_status(findings, policy.data))
     if window:
         return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
     return status

@@ -223,13 +223,13 @@ class Root:
         return "/" + "/".join(resolved)
 
     def write_atomic(self, path, data, mode, uid=None, gid=None):
-        """Replace ``path`` with ``data`` (temp file, fsync, rename), confined: numatune/root_write.py."""
-        from numatune import root_write
+        """Replace ``path`` with ``data`` (temp file, fsync, rename), confined: numatune/apply/root_write.py."""
+        from numatune.apply import root_write
         root_write.write_atomic(self, path, data, mode, uid, gid)
 
     def remove_tmp(self, path):
         """The temp file of a write_atomic a crash cut short."""
-        from numatune import root_write
+        from numatune.apply import root_write
         root_write.remove_tmp(self, path)
 
     def open(self, path, flags, mode=0o666):

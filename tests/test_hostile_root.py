@@ -144,8 +144,12 @@ def test_a_forged_journal_line_cannot_delete_outside_the_root(cli, tmp_path):
         f.write(json.dumps(forged) + "\n" + json.dumps({"t": "done", "seq": 99}) + "\n")
     digest = tree_digest(root)
     status, out, err = cli("revert", "--last", "--root", root)
+    # The forged line has no checksum: the journal fails its integrity check, nothing is restored (#28).
     assert victim.read_text() == "outside\n"
-    assert status == 1 and "leaves the root" in out, out + err
+    assert status == 2 and "integrity check" in err and tree_digest(root) == digest, out + err
+    status, out, err = cli("revert", "--last", "--force", "--root", root)
+    assert victim.read_text() == "outside\n"
+    assert status == 1 and "failed" in out, out + err    # the forged record is not restored: refused
     # The real writes were still undone.
     assert "undid" in out and (root / "proc/sys/kernel/numa_balancing").read_text() == "1\n"
     assert tree_digest(root) != digest

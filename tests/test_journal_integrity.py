@@ -73,7 +73,7 @@ def test_a_restore_that_failed_half_written_is_finished_by_the_next_revert(cli, 
     # someone else's change and left it so.
     import errno
     import os
-    from numatune import root_write
+    from numatune.apply import root_write
     from numatune.apply import value
     root, policy, before, journal = _applied(cli, tmp_path)
     real, calls = value._write, []

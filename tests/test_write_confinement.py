@@ -16,7 +16,7 @@ import pytest
 
 import fakehost
 from conftest import REPO, STATE, _unpack, tree_digest, write
-from numatune.root_write import tmp_name
+from numatune.apply.root_write import tmp_name
 from test_cpuset import linked  # noqa: F401 -- the fixture
 
 LINKS = ("hardlink", "symlink-abs", "symlink-rel", "symlink-dangling")

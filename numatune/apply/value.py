@@ -2,7 +2,7 @@
 import base64
 import os
 
-from numatune import root_write
+from numatune.apply import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
 from numatune.report.grouped import ARROW, value as shown
 

@@ -149,7 +149,8 @@ def _no_bootloader(wanted, live, facts, outside=False):
 def diff(data, facts):
     wanted = boot_args(data, facts)
     live = facts["host"]["cmdline"]
-    yield from _numa_off(facts)
+    # numa=off is said on every multi-socket host; it is the policy's own rule only where it removes it.
+    yield from _numa_off(facts, any(a == "numa=off" and not w for a, w, _, _ in wanted))
     if not wanted:
         return
     mine = facts[NAME]
@@ -225,7 +226,7 @@ def diff(data, facts):
     yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
 
 
-def _numa_off(facts):
+def _numa_off(facts, asked=True):
     live = facts["host"]["cmdline"]
     if live is None or "numa=off" not in live:
         return
@@ -240,7 +241,8 @@ def _numa_off(facts):
     if pending:
         message += " (removed from the bootloader: clears at the next reboot)"
     yield Finding(id="cmdline.numa-off", severity="critical" if sockets > 1 and not pending else "warning",
-                  area="kernel", target="/proc/cmdline", rule="kernel.cmdline.absent", message=message)
+                  area="kernel", target="/proc/cmdline", rule="kernel.cmdline.absent" if asked else "host.numa-off",
+                  message=message)
 
 
 def _entry_findings(cfg, wanted):

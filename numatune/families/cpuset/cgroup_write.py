@@ -18,7 +18,7 @@ import errno
 import os
 
 from numatune.facts.cgroups import parse_pids
-from numatune.root_write import refuse_hardlinked
+from numatune.apply.root_write import refuse_hardlinked
 
 TASK_FILES = ("tasks", "cgroup.procs")
 
