@@ -108,12 +108,13 @@ def test_review_text_in_a_real_terminal(text_root, tmp_path, size):
         row = next(i for i, line in enumerate(shown.splitlines()) if " persistent " in line)
         group = next(i for i, line in enumerate(shown.splitlines()) if "▼" in line)
         term.keys(*["Down"] * (row - group))
-        term.wait_for("writes")
+        # The details of that row are loaded (at 80x24 its "writes" part is below the pane's fold).
+        term.wait_for("why")
         term.keys("Tab")  # into the details pane, to scroll it to the diff
         pane, start, end = [], None, None
         for _ in range(40):
             pane = _pane(term.screen())
-            start = next((i for i, line in enumerate(pane) if line.startswith("+net.ipv4.ip_local_reserved_ports")),
+            start = next((i for i, line in enumerate(pane) if line.startswith("+net.ipv4.ip_local_reserved_port")),
                          None)
             end = next((i for i, line in enumerate(pane) if start is not None and i > start
                         and "20280-20289" in line), None)
