@@ -211,7 +211,7 @@ def unmet_line(findings, tables=None):
     return "numatune: the policy is not met: %s" % "; ".join("%s (%s)" % (f.id, f.message) for f in left)
 
 
-FINAL_STATES = ("reverted", "rolled back")
+FINAL_STATES = ("reverted", "rolled back", "set aside")
 
 
 def apply_reviewed(root, policy, reviewed, only=None, skip=None, command="review", on_write=None, txid=None):
@@ -253,13 +253,15 @@ def revert(root, txid=None, last=False, force=False):
     restored, left alone, failed); a journal line that could not be read
     counts as failed: what it announced cannot be undone by numatune."""
     from numatune.apply.lock import RunLock
-    from numatune.apply.transaction import revert as undo
+    from numatune.apply.revert import revert as undo
     require_write_access(root)
     with RunLock(root):
         tx = pick_transaction(root, txid, last)
         if tx.state in FINAL_STATES and not force:
             raise UsageError("transaction %s is already %s" % (tx.txid, tx.state))
         from numatune.apply.journal import blocking
+        if tx.damaged:
+            return _set_aside(root, tx, force)
         refused = blocking(tx.problems)
         if refused and not force:
             # A journal that fails its integrity check could restore wrong bytes: nothing is restored.
@@ -271,6 +273,25 @@ def revert(root, txid=None, last=False, force=False):
     unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
                for p in tx.problems]
     return tx, restored, skipped, failed + unknown
+
+
+def _set_aside(root, tx, force):
+    """A journal with no record numatune can use (empty, or every line lost):
+    nothing can be restored from it, and whether its run changed anything
+    cannot be known. Refused without --force; with it, the journal gets an
+    undo pass that restores nothing, so the transaction no longer blocks
+    apply, and the revert exits 1 (less than the transaction may be restored)."""
+    from numatune.apply.journal import Journal
+    from numatune.apply.revert import set_aside
+    what = tx.problems[0] if tx.problems else "%s: no usable record" % tx.txid
+    if not force:
+        raise RefusedError("journal of %s is damaged, nothing restored: %s" % (tx.txid, what),
+                           "numatune cannot know what it changed: check the host against your policy "
+                           "(`numatune plan`) and restore by hand what needs it, then "
+                           "`numatune revert %s --force` sets it aside" % tx.txid)
+    failed = set_aside(root, tx)
+    return tx, [], [], failed + ["%s: what this transaction changed (if anything) cannot be undone by numatune; "
+                                 "check the host by hand" % what]
 
 
 def transactions(root):

@@ -67,55 +67,83 @@ def test_records_carry_checksums_and_old_journals_stay_readable(cli, tmp_path):
     assert tree_digest(root) == before
 
 
-def test_a_restore_that_failed_half_written_is_finished_by_the_next_revert(cli, tmp_path, monkeypatch):
-    # Found by tests/faults/campaign.py: ENOSPC on a revert's write to a copied
-    # value file leaves it truncated; the next revert took the empty file for
-    # someone else's change and left it so.
+def _enospc_after_truncating(monkeypatch, calls):
+    # ENOSPC on a revert's write to a copied value file leaves it truncated;
+    # the next revert took the empty file for someone else's change and left it so.
     import errno
     import os
-    from numatune.apply import root_write
-    from numatune.apply import value
-    root, policy, before, journal = _applied(cli, tmp_path)
-    real, calls = value._write, []
+    from numatune.apply import root_write, value
+    real = value._write
 
-    def enospc_after_truncating(root_, path, v):
+    def write(root_, path, v):
         calls.append(path)
         if len(calls) == 1:
             os.close(root_write.open_value(root_, path))  # O_TRUNC, as the real write opens it
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(root_, path, v)
-    monkeypatch.setattr(value, "_write", enospc_after_truncating)
-    status, out, err = cli("revert", "--last", "--root", root)
-    assert status == 1 and "No space left" in out + err, out + err
-    assert (root / calls[0].lstrip("/")).read_bytes() == b""
-    status, out, err = cli("revert", "--last", "--root", root)
-    assert status == 0, out + err
-    assert tree_digest(root) == before
+    monkeypatch.setattr(value, "_write", write)
 
 
-def test_a_restore_that_failed_after_landing_is_not_redone_over_older_undos(cli, tmp_path, monkeypatch):
-    # Found by tests/faults/campaign.py: ENOSPC on the directory fsync after a
-    # restore's rename (the bytes landed, the restore "failed"); the undo went
-    # on to the older writes of the same file (down to removing it). The next
-    # revert must not restore that newer "before" over them.
+def _enospc_after_landing(monkeypatch, calls):
+    # ENOSPC on the directory fsync after a restore's rename (the bytes landed,
+    # the restore "failed"); the undo went on to the older writes of the same
+    # file (down to removing it). The next revert must not restore that newer
+    # "before" over them.
     import errno
     import os
     from numatune.apply import file
-    root, policy, before, journal = _applied(cli, tmp_path)
-    real, calls = file.restore, []
+    real = file.restore
 
-    def enospc_after_landing(root_, op):
+    def restore(root_, op):
         real(root_, op)
         calls.append(op["path"])
         if len(calls) == 1:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(file, "restore", enospc_after_landing)
+    monkeypatch.setattr(file, "restore", restore)
+
+
+@pytest.mark.parametrize("fault", [_enospc_after_truncating, _enospc_after_landing], ids=lambda f: f.__name__[1:])
+def test_a_restore_that_failed_is_finished_by_the_next_revert(cli, tmp_path, monkeypatch, fault):
+    # Both found by tests/faults/campaign.py.
+    root, policy, before, journal = _applied(cli, tmp_path)
+    calls = []
+    fault(monkeypatch, calls)
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 1 and "No space left" in out + err, out + err
-    assert calls.count(calls[0]) > 1  # older writes of the same file were undone after it
-    monkeypatch.setattr(file, "restore", real)
+    if fault is _enospc_after_truncating:
+        assert (root / calls[0].lstrip("/")).read_bytes() == b""
+    else:
+        assert calls.count(calls[0]) > 1  # older writes of the same file were undone after it
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 0, out + err
     assert tree_digest(root) == before
     status, out, err = cli("history", "--root", root)
     assert "partly" not in out, out
+
+
+def test_a_zero_byte_journal_is_damaged_not_an_interrupted_run_with_nothing_to_undo(cli, tmp_path):
+    # #28: an empty journal showed "interrupted, 0 changes"; a run killed before
+    # its first record and a journal truncated after its commit (this one: the
+    # host stays applied) look the same, so numatune refuses to guess.
+    root, policy, before, journal = _applied(cli, tmp_path)
+    applied = tree_digest(root)
+    txid = journal.name[:-6]
+    journal.write_bytes(b"")
+    status, out, err = cli("history", "--root", root)
+    assert status == 0 and "damaged" in out and "interrupted" not in out, out + err
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 2 and "is damaged" in err and "revert %s" % txid in err, out + err
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 2 and len(err.strip().splitlines()) == 1, out + err
+    assert "damaged, nothing restored" in err and "empty journal" in err and "sets it aside" in err
+    assert tree_digest(root) == applied
+    status, out, err = cli("revert", "--last", "--root", root, "--force")
+    # Nothing could be restored: less than the transaction, so not 0.
+    assert status == 1 and "0 restored" in out and "check the host by hand" in out, out + err
+    assert tree_digest(root) == applied
+    status, out, err = cli("history", "--root", root)
+    assert "set aside" in out, out
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 2 and "nothing to revert" in err, out + err
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0, out + err

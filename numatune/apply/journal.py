@@ -346,7 +346,18 @@ class Transaction:
                 self.undo_open = False
 
     @property
+    def damaged(self):
+        """No begin record and no intent: an empty journal (or one whose every
+        record was lost). What it changed cannot be known: a run killed before
+        its first record changed nothing, a journal truncated after its commit
+        leaves the host applied, and nothing tells the two apart."""
+        return not self.begin and not self.ops
+
+    @property
     def state(self):
+        if self.damaged:
+            # Set aside by `revert --force`: someone checked the host by hand.
+            return "set aside" if self.undo_ended else "damaged"
         if self.undo_open:
             return "interrupted revert"
         if self.undo_ended:
@@ -359,7 +370,7 @@ class Transaction:
 
     @property
     def needs_recovery(self):
-        return self.state in ("interrupted", "interrupted revert")
+        return self.state in ("interrupted", "interrupted revert", "damaged")
 
     @property
     def time(self):

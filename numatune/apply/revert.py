@@ -1,0 +1,211 @@
+"""Undo: a rollback after a failed apply, and `revert` of a transaction
+from its journal (or finishing an undo a crash cut short).
+
+Every op is tried whatever another raised (like nmstate's rollback): an undo
+that fails is journaled ("failed": seq, error, what) and the others still run.
+"""
+from numatune.apply import kinds as appliers
+from numatune.apply.journal import TEXT_CAP, Journal
+from numatune.apply.ops import BATCHABLE, _describe, _error_text, _new_batch, _now, _reason, describe_undo
+
+
+class _Records:
+    """Journal appends during an undo. A journal that cannot be written (disk
+    full) must not stop the undo: the host comes first, and the error is
+    reported with the failed undos."""
+
+    def __init__(self, journal):
+        self.journal = journal
+        self.error = None
+
+    def __call__(self, record):
+        """One record, synced (undo-begin, undo-end)."""
+        try:
+            self.journal.append(record)
+        except Exception as e:
+            self.error = self.error or e
+
+    def many(self, records, sync=True):
+        try:
+            self.journal.append_many(records, sync=sync)
+        except Exception as e:
+            self.error = self.error or e
+
+
+def _undo_decision(root, op, seq, force, interrupted):
+    """"already", "skipped" or "restore" for one op, from what its target holds now."""
+    kind = appliers.for_op(op)
+    if hasattr(kind, "cleanup"):
+        kind.cleanup(root, op)
+    sides = kind.current_sides(root, op) if hasattr(kind, "current_sides") else None  # one read for both
+    if sides[0] if sides else kind.current_matches(root, op, "before"):
+        return "already"
+    holds_after = seq not in interrupted and (sides[1] if sides else kind.current_matches(root, op, "after"))
+    # A write announced but never confirmed may have landed: restoring
+    # is safe because "before" is what was there when it was announced.
+    if not (holds_after or force or seq in interrupted):
+        return "skipped"
+    return "restore"
+
+
+def _undo_batches(seq_ops):
+    """``seq_ops`` in the batches apply journals (BATCHABLE kinds, no target
+    twice, at most BATCH; any other kind alone): within one, no restore
+    changes what another op's decision reads, so all are decided first."""
+    batch, targets = [], set()
+    for seq, op in seq_ops:
+        alone = op.get("kind") not in BATCHABLE
+        if batch and _new_batch(op.get("kind"), op.get("path"), targets, len(batch)):
+            yield batch
+            batch, targets = [], set()
+        batch.append((seq, op))
+        targets.add(op.get("path"))
+        if alone:
+            yield batch
+            batch, targets = [], set()
+    if batch:
+        yield batch
+
+
+class _Outcomes:
+    """What an undo pass did, for the user and (unsynced) for the journal."""
+
+    def __init__(self):
+        self.restored, self.skipped, self.failed = [], [], []
+        self.records = []
+        self.held = None    # the first KeyboardInterrupt/SystemExit, raised once every op was tried
+
+    def fail(self, seq, op, e):
+        if not isinstance(e, Exception) and self.held is None:
+            self.held = e
+        what = _describe(op)
+        self.failed.append("%s (%s)" % (what, _reason(e)))
+        # Capped: the room each intent holds for its undo records is fixed.
+        self.records.append({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP],
+                             "what": what[:TEXT_CAP]})
+
+    def note(self, seq, op, outcome):
+        if outcome == "superseded":
+            self.records.append({"t": "undone", "seq": seq, "note": "superseded by the undo of an older write"})
+        elif outcome == "already":
+            self.records.append({"t": "undone", "seq": seq, "note": "already as before"})
+        elif outcome == "skipped":
+            self.skipped.append(_describe(op))
+            self.records.append({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
+        else:
+            self.restored.append(describe_undo(op))
+            self.records.append({"t": "undone", "seq": seq})
+
+
+def _undo_batch(root, batch, force, interrupted, record, done, superseded=()):
+    """Decide every op of ``batch``, journal the "undoing" of those to restore
+    with one fsync (group commit), restore them, then journal the outcomes
+    unsynced. "undoing" is durable before its restore: a revert killed
+    mid-restore (a file left empty) is known as its own half-done undo and
+    finished, not taken for someone else's change. A result lost in a crash
+    only makes the next revert find that op already as before."""
+    to_restore = []
+    for seq, op in batch:
+        if seq in superseded:
+            done.note(seq, op, "superseded")
+            continue
+        try:
+            decision = _undo_decision(root, op, seq, force, interrupted)
+        except BaseException as e:  # noqa: B902 -- see _undo_ops
+            done.fail(seq, op, e)
+            continue
+        if decision == "restore":
+            to_restore.append((seq, op))
+        else:
+            done.note(seq, op, decision)
+    if to_restore:
+        record.many([{"t": "undoing", "seq": seq} for seq, _ in to_restore])
+    for seq, op in to_restore:
+        try:
+            appliers.for_op(op).restore(root, op)
+        except BaseException as e:  # noqa: B902 -- see _undo_ops
+            done.fail(seq, op, e)
+            continue
+        done.note(seq, op, "restored")
+    records, done.records = done.records, []
+    record.many(records, sync=False)
+
+
+def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
+    """Restore ``seq_ops`` (newest first).
+    Returns (restored, skipped, failed, error writing the journal or None).
+
+    Whatever one op raises (a netlink or database error as much as an
+    OSError) is recorded as "failed" and the next op is undone: stopping
+    would leave the older writes in place. A KeyboardInterrupt or SystemExit
+    is recorded the same way and raised only once every op was tried."""
+    record = _Records(journal)
+    # undo-begin, undo-end and each batch's "undoing" records are synced.
+    record({"t": "undo-begin", "reason": reason, "time": _now()})
+    done = _Outcomes()
+    for batch in _undo_batches(seq_ops):
+        _undo_batch(root, batch, force, interrupted, record, done, superseded)
+    record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(done.skipped),
+            "failed": len(done.failed)})
+    if done.held is not None:
+        raise done.held
+    return done.restored, done.skipped, done.failed, record.error
+
+
+def _journal_failure(root, journal, error):
+    if error is None:
+        return []
+    return ["JOURNAL NOT WRITTEN %s (%s): it does not record all that was undone"
+            % (root.rel(journal.path), _reason(error))]
+
+
+def _undo(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
+    """Restore ``seq_ops`` (newest first). Returns (restored, skipped, failed)."""
+    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted, superseded)
+    return restored, skipped, failed + _journal_failure(root, journal, error)
+
+
+WHOLE_TARGET = ("file", "value")
+
+
+def revert(root, tx, force=False):
+    """Undo a transaction (or finish undoing an interrupted one)."""
+    pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
+    # Not confirmed done, or an undo of ours that a crash cut short.
+    interrupted = {s for s, _ in pending if s not in tx.done or s in tx.undoing}
+    # A restore that failed while the undo went on to older writes of the
+    # same target: those put an older state there, which restoring this
+    # newer "before" now would overwrite with a state in between.
+    # Only the generic kinds whose write replaces the whole target: a path is
+    # one thing there (a netdev or database op may share one with others).
+    undone_at = {}
+    for s in tx.undone:
+        op = (tx.ops.get(s) or {}).get("op")
+        if isinstance(op, dict) and op.get("kind") in WHOLE_TARGET and op.get("path"):
+            undone_at.setdefault((op["kind"], op["path"]), []).append(s)
+    superseded = {seq for seq, op in pending
+                  if any(s < seq for s in undone_at.get((op.get("kind"), op.get("path")), ()))}
+    for seq, op in pending:
+        after = tx.done_after.get(seq)
+        if after is not None:
+            op["after"] = after
+    journal = Journal(root, tx.txid).open()
+    try:
+        return _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
+                     superseded=superseded)
+    finally:
+        journal.close()
+
+
+def set_aside(root, tx):
+    """Journal an undo pass that restores nothing over a damaged journal
+    (engine: `revert --force` of a journal with no usable record), so the
+    transaction no longer blocks apply. Returns the journal error as failed."""
+    journal = Journal(root, tx.txid).open()
+    try:
+        record = _Records(journal)
+        record({"t": "undo-begin", "reason": "set aside", "time": _now()})
+        record({"t": "undo-end", "reason": "set aside", "time": _now(), "skipped": 0, "failed": 0})
+        return _journal_failure(root, journal, record.error)
+    finally:
+        journal.close()
