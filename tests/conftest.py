@@ -3,6 +3,7 @@ run the CLI in-process and as a real process."""
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -95,6 +96,9 @@ def tree_digest(root, ignore=(STATE,)):
                 out[rel] = ("link", os.readlink(path))
             elif path.is_dir():
                 out[rel] = ("dir", st.st_mode, st.st_uid, st.st_gid)
+            elif not stat.S_ISREG(st.st_mode):
+                # A FIFO or device (planted by the fault campaign): its metadata, never read (it would block).
+                out[rel] = ("special", st.st_mode, st.st_uid, st.st_gid, st.st_rdev)
             else:
                 out[rel] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mode, st.st_uid,
                             st.st_gid)

@@ -1,0 +1,71 @@
+"""The roots the fault campaign runs on (tests/faults/campaign.py), each a
+pristine tree built once, a policy and the arguments apply takes:
+
+``fakehost``   the test fake host (sysctl.d files, BLS entries, grubenv,
+               /etc/default/grub, /proc/sys and /sys values): file and value writes
+``superdome``  a real 8-node capture (4 sockets x 2 nodes) with 3PAR LUNs over two
+               paths, multipath.conf, the fake host's BLS boot files and the shipped
+               superdome-oracle policy (sysctl, kernel, cpu, hugepages, block,
+               multipath): file, value, blockattr and multipath writes
+``bls-odd``    the fake host with odd owners and modes on every file apply edits
+               (uid/gid 4242/4343, 0600, 0444, 0640), which revert must put back
+"""
+import os
+import shutil
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+
+import fakehost  # noqa: E402
+from conftest import CAPTURES, _unpack, write  # noqa: E402
+
+SUPERDOME = "32amd64-4s2n4c-cgroup2"
+
+
+def _fakehost(work):
+    root = fakehost.build(work / "pristine")
+    return root, str(write(work, "policy.toml", fakehost.POLICY)), ()
+
+
+def _superdome(work):
+    from block_fixture import san_host
+    root = work / "pristine"
+    shutil.copytree(_unpack(SUPERDOME, work / "capture"), root, symlinks=True)
+    san_host(root, luns=2, paths=2, multipath_conf="defaults {\n\tuser_friendly_names yes\n}\n")
+    for key, value in (("core/rmem_max", "212992"), ("core/wmem_max", "212992"),
+                       ("ipv4/tcp_rmem", "4096\t131072\t6291456"), ("ipv4/tcp_wmem", "4096\t16384\t4194304")):
+        write(root, "/proc/sys/net/" + key, value + "\n")     # the capture kept no net sysctls
+    boot = fakehost.build(work / "boot-donor")
+    shutil.copytree(boot / "boot", root / "boot", symlinks=True)
+    os.makedirs(root / "etc/default", exist_ok=True)
+    shutil.copy(boot / "etc/default/grub", root / "etc/default/grub")
+    shutil.rmtree(boot)
+    return root, "superdome-oracle", ()
+
+
+ODD = {"etc/sysctl.d/99-oracle-database-preinstall-19c-sysctl.conf": (0o640, 0, 4343),
+       "boot/grub2/grubenv": (0o600, 4242, 4343),
+       "etc/default/grub": (0o444, 4242, 0),
+       "usr/lib/sysctl.d/50-default.conf": (0o600, 4242, 4242)}
+
+
+def _bls_odd(work):
+    root, policy, extra = _fakehost(work)
+    for entry in (root / "boot/loader/entries").iterdir():
+        ODD["boot/loader/entries/" + entry.name] = (0o600, 4242, 4343)
+    os.chmod(root / "etc/sysctl.d", 0o750)
+    os.chown(root / "etc/sysctl.d", 0, 4343)
+    for rel, (mode, uid, gid) in ODD.items():
+        os.chown(root / rel, uid, gid)
+        os.chmod(root / rel, mode)
+    return root, policy, extra
+
+
+BUILD = {"fakehost": _fakehost, "superdome": _superdome, "bls-odd": _bls_odd}
+
+
+def available():
+    """The roots this checkout can build (the 8-node capture may be absent)."""
+    return [name for name in BUILD if name != "superdome" or SUPERDOME in CAPTURES]
