@@ -147,3 +147,27 @@ def test_a_zero_byte_journal_is_damaged_not_an_interrupted_run_with_nothing_to_u
     assert status == 2 and "nothing to revert" in err, out + err
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
     assert status == 0, out + err
+
+
+def test_a_forced_revert_never_restores_a_state_apply_made_in_between(cli, tmp_path):
+    # Found by tests/faults/campaign.py (a dropped or bit-flipped line): with the
+    # first intent of a file edited twice gone, the oldest "before" left is the
+    # file as apply's first edit made it; --force restored those bytes, which
+    # the host never held before apply. Now that target is left as applied and named.
+    root, policy, before, journal = _applied(cli, tmp_path)
+    applied = tree_digest(root)
+    records = _lines(journal)
+    intents = [r for r in records if r["t"] == "intent"]
+    paths = [r["op"]["path"] for r in intents if r["op"]["kind"] == "file"]
+    twice = next(p for p in paths if paths.count(p) > 1)
+    first = next(r for r in intents if r["op"]["path"] == twice)
+    journal.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records if r is not first))
+    status, out, err = cli("revert", "--last", "--root", root, "--force")
+    assert status == 1 and "older record of the journal is missing" in out, out + err
+    after = tree_digest(root)
+    wrong = [k for k in set(after) | set(before) if after.get(k) not in (before.get(k), applied.get(k))]
+    assert not wrong, wrong
+    assert after[twice.lstrip("/")] == applied[twice.lstrip("/")]
+    # A target whose records all come before the gap is back as before.
+    earlier = [r["op"]["path"].lstrip("/") for r in intents if r["seq"] < first["seq"]]
+    assert earlier and all(after[p] == before[p] for p in earlier), earlier

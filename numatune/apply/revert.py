@@ -6,6 +6,7 @@ that fails is journaled ("failed": seq, error, what) and the others still run.
 """
 from numatune.apply import kinds as appliers
 from numatune.apply.journal import TEXT_CAP, Journal
+from numatune.errors import RefusedError
 from numatune.apply.ops import BATCHABLE, _describe, _error_text, _new_batch, _now, _reason, describe_undo
 
 
@@ -97,7 +98,7 @@ class _Outcomes:
             self.records.append({"t": "undone", "seq": seq})
 
 
-def _undo_batch(root, batch, force, interrupted, record, done, superseded=()):
+def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), unprovable=()):
     """Decide every op of ``batch``, journal the "undoing" of those to restore
     with one fsync (group commit), restore them, then journal the outcomes
     unsynced. "undoing" is durable before its restore: a revert killed
@@ -108,6 +109,10 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=()):
     for seq, op in batch:
         if seq in superseded:
             done.note(seq, op, "superseded")
+            continue
+        if seq in unprovable:
+            done.fail(seq, op, RefusedError("not restored: an older record of the journal is missing, so what "
+                                            "was there before apply cannot be known; check it by hand"))
             continue
         try:
             decision = _undo_decision(root, op, seq, force, interrupted)
@@ -131,7 +136,7 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=()):
     record.many(records, sync=False)
 
 
-def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
+def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=(), unprovable=()):
     """Restore ``seq_ops`` (newest first).
     Returns (restored, skipped, failed, error writing the journal or None).
 
@@ -144,7 +149,7 @@ def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), super
     record({"t": "undo-begin", "reason": reason, "time": _now()})
     done = _Outcomes()
     for batch in _undo_batches(seq_ops):
-        _undo_batch(root, batch, force, interrupted, record, done, superseded)
+        _undo_batch(root, batch, force, interrupted, record, done, superseded, unprovable)
     record({"t": "undo-end", "reason": reason, "time": _now(), "skipped": len(done.skipped),
             "failed": len(done.failed)})
     if done.held is not None:
@@ -159,9 +164,10 @@ def _journal_failure(root, journal, error):
             % (root.rel(journal.path), _reason(error))]
 
 
-def _undo(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=()):
+def _undo(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=(), unprovable=()):
     """Restore ``seq_ops`` (newest first). Returns (restored, skipped, failed)."""
-    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted, superseded)
+    restored, skipped, failed, error = _undo_ops(root, journal, seq_ops, reason, force, interrupted, superseded,
+                                                 unprovable)
     return restored, skipped, failed + _journal_failure(root, journal, error)
 
 
@@ -192,9 +198,31 @@ def revert(root, tx, force=False):
     journal = Journal(root, tx.txid).open()
     try:
         return _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
-                     superseded=superseded)
+                     superseded=superseded, unprovable=_unprovable(tx))
     finally:
         journal.close()
+
+
+def _unprovable(tx):
+    """Seqs a forced revert of a journal with a gap must not restore: the
+    whole-target ops (file, value) of a target whose oldest intact record
+    comes after a missing one. That missing record may have been the
+    target's first write, so the oldest "before" left is a state apply made
+    in between: restoring it would put bytes there the host never held
+    before apply (found by tests/faults: a dropped or bit-flipped line)."""
+    if not tx.ops:
+        return set()
+    missing = set(range(1, max(tx.ops) + 1)) - set(tx.ops)
+    if not missing:
+        return set()
+    first_missing = min(missing)
+    oldest = {}
+    for seq in sorted(tx.ops):
+        op = tx.ops[seq]["op"]
+        if op.get("kind") in WHOLE_TARGET:
+            oldest.setdefault((op["kind"], op.get("path")), seq)
+    return {seq for seq in tx.ops if tx.ops[seq]["op"].get("kind") in WHOLE_TARGET
+            and oldest[(tx.ops[seq]["op"]["kind"], tx.ops[seq]["op"].get("path"))] > first_missing}
 
 
 def set_aside(root, tx):
