@@ -9,6 +9,9 @@ pristine tree built once, a policy and the arguments apply takes:
                multipath): file, value, blockattr and multipath writes
 ``bls-odd``    the fake host with odd owners and modes on every file apply edits
                (uid/gid 4242/4343, 0600, 0444, 0640), which revert must put back
+``ethtool``    a real 2-node capture with NICs and an offline ethtool snapshot
+               (tests/test_net_plan.py), ``--only network``: the snapshot's
+               ``numatune-snapshot/ethtool.json`` written through its temporary
 """
 import os
 import shutil
@@ -63,9 +66,18 @@ def _bls_odd(work):
     return root, policy, extra
 
 
-BUILD = {"fakehost": _fakehost, "superdome": _superdome, "bls-odd": _bls_odd}
+def _ethtool(work):
+    from test_net_plan import CAPTURE, POLICY, build
+    root = work / "pristine"
+    shutil.copytree(_unpack(CAPTURE, work / "capture"), root, symlinks=True)
+    build(root)
+    return root, str(write(work, "net.toml", POLICY)), ("--only", "network")
+
+
+BUILD = {"fakehost": _fakehost, "superdome": _superdome, "bls-odd": _bls_odd, "ethtool": _ethtool}
 
 
 def available():
     """The roots this checkout can build (the 8-node capture may be absent)."""
-    return [name for name in BUILD if name != "superdome" or SUPERDOME in CAPTURES]
+    from test_net_plan import CAPTURE
+    return [name for name in BUILD if {"superdome": SUPERDOME, "ethtool": CAPTURE}.get(name, SUPERDOME) in CAPTURES]
