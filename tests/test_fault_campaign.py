@@ -19,7 +19,7 @@ import campaign  # noqa: E402
 import injuries  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
-# About 1.5 s a run on a loaded 2-core VM: 100 runs are about the 3 minutes CI gives it.
+# About 1.5 s a run on a quiet 2-core VM (100 runs: about 3 minutes with the roots built); 5 s at load 12.
 SAMPLE = int(os.environ.get("NUMATUNE_CAMPAIGN_SAMPLE", "100"))
 
 
