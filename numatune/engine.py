@@ -151,7 +151,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     if plan is None:
         plan, _ = make_plan(root, policy, only, skip)
     refuse_blocked(plan.findings, changes)
-    after = {"findings": []}
+    after = {}
     written = []    # (change, op) as each write is made, oldest first: what verify reads back
 
     def wrote(change, op):
@@ -162,7 +162,8 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     def verify():
         # Read back what was written, not the whole host (issue #29): a re-plan is `check`'s work.
         from numatune.apply.verify import verify_writes
-        return verify_writes(root, policy, written, after["findings"], gather, only, skip)
+        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip)
+        return problems
 
     # Imported here: plan and check never write, and start faster without the journal's code.
     from numatune.apply.lock import RunLock
@@ -180,8 +181,8 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
                                       verify=verify, on_write=wrote)
         finally:
             root.forget()   # directories kept open by captures and read-backs
-    # The plan's findings stand (a re-plan is `check`'s work), with what the families said after the writes.
-    return txid, ops, list(plan.findings) + after["findings"]
+    # The findings of the families that changed something, planned again after the writes; the others' as planned.
+    return txid, ops, after.get("findings", list(plan.findings))
 
 
 # What every front end (the CLI, the review screen) asks of a plan, a

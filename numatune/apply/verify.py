@@ -1,10 +1,12 @@
 """Verify after apply: read back what was written, not the whole host.
 
 Issue #29 decided it: each journaled write is read back through its kind's
-``current_matches``, and each family that changed something and judges its
-own result (``after_apply``) does so on its facts read again. A whole
-re-plan is what `numatune check` does; on a giant host it cost as much as
-the plan itself.
+``current_matches``, and only the families that changed something read their
+facts again: their ``after_apply`` judges the result on them, and their
+findings are planned anew (a boot line written makes a running numa=off
+"pending a reboot", no longer unmet). The other families' findings stand as
+planned. A whole re-plan is what `numatune check` does; on a giant host it
+cost as much as the plan itself.
 """
 from numatune import plan as plan_mod
 from numatune.apply import kinds
@@ -17,13 +19,11 @@ def _target_key(op):
             op.get("action"))
 
 
-def verify_writes(root, policy, written, findings, gather, only=None, skip=None):
-    """Problems after apply, from reading back what was written, not the whole
-    host (issue #29): each journaled write through its kind's current_matches,
-    then each family that changed something and judges its own result
-    (after_apply) on its facts read again. A whole re-plan is `check`'s work.
-    Findings the families report go to ``findings``; ``gather`` is engine.gather."""
-    problems, seen, failed = [], set(), []
+def verify_writes(root, policy, planned, written, gather, only=None, skip=None):
+    """(problems, findings) after apply. ``planned``: the findings of the plan
+    applied; ``written``: [(change, op)] as the writes were made, oldest first;
+    ``gather`` is engine.gather (passed in: no import cycle)."""
+    failed, seen = [], set()
     for change, op in reversed(written):
         key = _target_key(op)
         if key in seen:
@@ -34,32 +34,33 @@ def verify_writes(root, policy, written, findings, gather, only=None, skip=None)
             continue
         if "asked" in op or not kinds.for_op(op).current_matches(root, op, "after"):
             failed.append(change)
-    if failed:
-        problems += _still(root, policy, failed, gather, only, skip)
     changed = []
     for change, _ in written:
         if change.family not in changed:
             changed.append(change.family)
-    judges = [f for f in selected(changed) if f.name in changed and f.after_apply is not None]
-    if judges:
-        # A family judges on its own facts read again (and those of the families it reads).
-        facts = gather(root, policy.data, families=selected([f.name for f in judges]))
-        changes = [c for c, _ in written]
-        for family in judges:
-            said = family.after_apply(policy.data, list({id(c): c for c in changes if family.owns(c)}.values()),
-                                      facts)
-            problems += said.problems
-            for finding in said.findings:
-                finding.family = family.name
-            findings += said.findings
-    return problems
+    if not changed:
+        return [], list(planned)
+    # The families that changed something (with those whose facts they read), read once.
+    facts = gather(root, policy.data, families=selected(changed))
+    again = plan_mod.build(policy.data, facts, only, skip)
+    problems = _still(failed, {c.id: c for c in again.changes})
+    findings = [f for f in planned if f.family not in changed] + [f for f in again.findings if f.family in changed]
+    changes = [c for c, _ in written]
+    for family in selected(changed):
+        if family.name not in changed or family.after_apply is None:
+            continue
+        # A family may refuse what it planned once it sees the host after the
+        # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
+        said = family.after_apply(policy.data, list({id(c): c for c in changes if family.owns(c)}.values()), facts)
+        problems += said.problems
+        for finding in said.findings:
+            finding.family = family.name
+        findings += said.findings
+    return problems, findings
 
 
-def _still(root, policy, failed, gather, only, skip):
-    """"<target> still <now>, wanted <desired>" for changes whose writes did not
-    hold, from their families planned again (only when something failed)."""
-    facts = gather(root, policy.data, families=selected(sorted({c.family for c in failed})))
-    now = {c.id: c for c in plan_mod.build(policy.data, facts, only, skip).changes}
+def _still(failed, now):
+    """"<target> still <now>, wanted <desired>" for changes whose writes did not hold."""
     out = []
     for change in failed:
         again = now.get(change.id)

@@ -21,6 +21,7 @@ import os
 import posixpath
 import stat
 import threading
+from collections import OrderedDict
 
 from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
 from numatune.rootfs.readfile import read_fd, text
@@ -47,25 +48,24 @@ class Reads:
     ``_dirfd``, ``_walk``, ``join`` and the confined ``open``)."""
 
     def _init_reads(self):
-        self._dirs = {}     # host directory -> [descriptor, its real host path or None, owning key]
+        # host directory -> [descriptor, its real host path or None, owning key], least recently used first
+        self._dirs = OrderedDict()
         self._links = {}    # host directory -> the one it is (a link on the way resolved)
         self._seen = set()  # directories one file was read from (by its whole path)
         self._dirs_lock = threading.Lock()
+        # On the live root the kernel's own links are followed as they are (an attribute: read per file).
+        self._nofollow = 0 if self.is_live else os.O_NOFOLLOW
 
     @property
     def _kernel_confines(self):
         return not self.is_live and _Openat2.works is True
 
-    @property
-    def _nofollow(self):
-        # On the live root the kernel's own links are followed as they are.
-        return 0 if self.is_live else os.O_NOFOLLOW
 
     def forget(self):
         """Close the directories kept open: the next reads resolve them again
         (the engine calls this before each plan, as a host's devices come and go)."""
         with self._dirs_lock:
-            dirs, self._dirs, self._links, self._seen = self._dirs, {}, {}, set()
+            dirs, self._dirs, self._links, self._seen = self._dirs, OrderedDict(), {}, set()
         for key, (fd, _, owner) in dirs.items():
             if owner == key and fd >= 0:
                 os.close(fd)
@@ -91,6 +91,7 @@ class Reads:
         holding it, never above "/"."""
         got = self._dirs.get(directory)
         if got is not None and got[0] >= 0:
+            self._dirs.move_to_end(directory)   # a device's parents stay open while its siblings are read
             return got
         if hops > _MAX_HOPS:
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), directory)
@@ -144,8 +145,7 @@ class Reads:
         go first; a descriptor is closed with the entry that owns it, and the
         other names of it then read as not kept."""
         while len(self._dirs) >= _KEPT:
-            old = next(iter(self._dirs))
-            dropped = self._dirs.pop(old)
+            old, dropped = self._dirs.popitem(last=False)
             if dropped is entry:
                 self._dirs[old] = dropped   # the one being kept: newest again
                 continue
@@ -153,6 +153,7 @@ class Reads:
                 os.close(dropped[0])
                 dropped[0] = -1
         self._dirs[key] = entry
+        self._dirs.move_to_end(key)
         return entry
 
     def _open_read(self, path, flags=_READ):
