@@ -32,7 +32,7 @@ def desired_entries(data, facts, per_rule, routed=()):
     profile's [disk]), left out of the rules."""
     devices = facts["devices"]
     entries, findings = [], []
-    memo = {}   # which devices each udev key matches, shared by the rules
+    memo = udev_rules.memo_for(devices)   # which devices each udev key matches, shared by the rules
     for i, rule, direct, expanded, via in per_rule:
         if not expanded:
             continue
@@ -72,7 +72,7 @@ def coverage(rules, facts, per_rule, assigned, routed=()):
     """{device: [attr]} of the settings ``rules`` would not give a device
     after a reboot or hot-add (the live value alone keeps them)."""
     devices = facts["devices"]
-    got = udev_targets.effective(rules, {n: devices[n] for n in devices})
+    got = udev_targets.effective(rules, devices)
     missing = {}
     for name, attrs in assigned.items():
         dev = devices[name]
