@@ -85,3 +85,18 @@ def test_reads_stop_at_the_limit_of_a_file_that_grows(tmp_path):
     path = tmp_path / "big"
     path.write_bytes(b"x" * (3 * 1024 * 1024))
     assert Root(str(tmp_path)).read_text("/big") == "x" * (3 * 1024 * 1024)     # under its limit: read whole
+
+
+def test_a_fifo_at_an_alert_log_is_refused_not_waited_on(tmp_path):
+    """The Oracle alert log is read from its tail (seek, then read): a FIFO there
+    blocked the open itself; now it is one line, at once."""
+    from numatune.families.oracle import alertlog
+    (tmp_path / "u01").mkdir()
+    os.mkfifo(str(tmp_path / "u01/alert_ORCL.log"))
+    start = time.monotonic()
+    with pytest.raises(HostError, match="/u01/alert_ORCL.log is a FIFO, not a regular file"):
+        alertlog.read(Root(str(tmp_path)), "/u01/alert_ORCL.log")
+    assert time.monotonic() - start < 5
+    os.unlink(str(tmp_path / "u01/alert_ORCL.log"))
+    (tmp_path / "u01/alert_ORCL.log").write_text("Starting ORACLE instance (normal)\n")
+    assert alertlog.read(Root(str(tmp_path)), "/u01/alert_ORCL.log") is not None
