@@ -155,6 +155,8 @@ def main(argv=None):
     parser.add_argument("--keep", action="store_true", help="keep the generated hosts and traces")
     parser.add_argument("--no-side", action="store_true",
                         help="skip the side-by-side runs (tuned-adm verify, the TUI's first paint)")
+    parser.add_argument("--no-shapes", action="store_true",
+                        help="skip the two other host shapes (many dm maps over few paths, many NICs)")
     for name, value in DEFAULTS.items():
         parser.add_argument("--" + name, type=int, default=value, metavar="N")
     args = parser.parse_args(argv)
@@ -167,6 +169,8 @@ def main(argv=None):
         raise SystemExit("bench: cannot build the hosts in %s: %s (give --workdir)" % (args.workdir, e.strerror))
     try:
         report(args, work, sizes, small)
+        if not args.no_shapes:
+            shapes(args, work, sizes)
     finally:
         if args.keep:
             print("# kept %s" % work)
@@ -179,6 +183,42 @@ def main(argv=None):
     say("# bench took %.0f s wall, %.0f s CPU" % (time.perf_counter() - began,
                                                _children_cpu() + own.ru_utime + own.ru_stime))
     return 0
+
+
+# The two other shapes of issue #29, beside the bench's own: (name, sizes over the
+# defaults, the key that scales for the t(N)/t(N/8) ratio). Fewer CPUs and processes
+# than the giant host, so that the devices are what the plan spends its time on.
+SHAPES = (
+    ("dm", dict(luns=4096, paths=1, nics=2, queues=4, cpus=64, sockets=2, nodes=2, procs=100), "luns"),
+    # make_host.py gives a node at most 32 ports (16 dual-port cards on its root bus).
+    ("nics", dict(luns=8, paths=1, nics=256, queues=8, cpus=64, sockets=8, nodes=8, procs=100), "nics"),
+)
+
+
+def shapes(args, work, sizes):
+    """plan/floor on each other shape (the floor from a trace of the same plan),
+    and t(N)/t(N/8) of the plan as its devices grow eightfold."""
+    for name, over, key in SHAPES:
+        big, small = dict(sizes, **over), dict(sizes, **over)
+        small[key] = max(big[key] // 8, 1)
+        big_root, small_root = os.path.join(work, "shape-" + name), os.path.join(work, "shape-%s-small" % name)
+        info = make_host(big_root, **big)
+        make_host(small_root, **small)
+        policy = os.path.join(work, "shape-%s.toml" % name)
+        working_policy(policy, big_root)
+        plan_argv = numatune("plan", "--root", big_root, "--policy", policy)
+        ops_file = os.path.join(work, "shape-%s.ops" % name)
+        say("# shape %s: %d SCSI paths, %d dm, %d NICs x %d queues, %d CPUs; floor: %s"
+            % (name, info["scsi_paths"], info["dm_devices"], info["nics"], info["queues_per_nic"], info["cpus"],
+               floor_ops(plan_argv, [big_root, policy], ops_file)))
+        commands = [("plan", plan_argv, (0,)), ("floor", [PY, os.path.join(HERE, "floor.py"), ops_file], (0,)),
+                    ("plan-small", numatune("plan", "--root", small_root, "--policy", policy), (0,))]
+        t, cpu, rounds = medians(commands, args.reps, args.budget / 2, cold=("floor", "plan-small"))
+        say("# shape %s, medians of %d rounds: plan %.1f ms, floor %.1f ms, plan of 1/8 %.1f ms (CPU: %.1f, %.1f, "
+            "%.1f ms)" % (name, rounds, t["plan"] * 1000, t["floor"] * 1000, t["plan-small"] * 1000,
+                          cpu["plan"] * 1000, cpu["floor"] * 1000, cpu["plan-small"] * 1000))
+        say("%s: plan/floor = %.2f" % (name, t["plan"] / t["floor"]))
+        say("%s: t(%d %s)/t(%d %s) = %.2f" % (name, big[key], key, small[key], key, t["plan"] / t["plan-small"]))
 
 
 def side_by_side(reps):

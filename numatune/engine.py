@@ -8,10 +8,11 @@ import os
 from numatune import plan as plan_mod
 from numatune.errors import DriftError, HostError, NumatuneError, RefusedError, UsageError
 from numatune.facts import kernel, once, procs, topology
-from numatune.families.registry import FAMILIES, for_facts, for_host, selectors
+from numatune.families.registry import FAMILIES, for_host, selectors
 from numatune.model import Plan, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
+from numatune.rootfs.readfile import read_path
 
 
 def check_areas(names):
@@ -29,14 +30,16 @@ def load_policy(refs, root):
     return policy_mod.load(refs, root)
 
 
-def gather(root, data, every=False):
+def gather(root, data, every=False, families=None):
     """Everything the plan needs: host, topology, the facts of each family
-    the policy selects (``every``: all of them, for `numatune facts`), and
-    the values resolved from them."""
+    the policy selects (``every``: all of them, for `numatune facts`;
+    ``families``: only these, for verify after apply), and the values resolved from them."""
     procs.forget(root)
     once.forget(root)
+    root.forget()       # directories kept open by the last reads: a host's devices come and go
     facts = {"root": root.path}
-    families = FAMILIES if every else for_host(data, root)
+    if families is None:
+        families = FAMILIES if every else for_host(data, root)
     # Resolve, plan and after-apply run exactly the families read here.
     facts["families"] = [f.name for f in families]
     readers = [("host", kernel.read), ("topology", topology.read)]
@@ -51,6 +54,7 @@ def gather(root, data, every=False):
             # kernel writes ends the run with one line, not a traceback.
             raise HostError("cannot read the host's %s facts: %s" % (name, str(e)[:200]),
                             "a host file is not in the kernel's format; nothing was changed")
+    root.forget()       # the directories kept open for these reads: closed, not held by a long-lived Root
     return resolve(data, facts)
 
 
@@ -77,8 +81,9 @@ MAX_PLAN_BYTES = 256 << 20  # a giant host's plan is tens of MiB; /dev/zero is e
 
 def load_saved_plan(path):
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_PLAN_BYTES + 1)
+        raw = read_path(path, MAX_PLAN_BYTES)
+    except HostError as e:
+        raise UsageError(e.message, "give a plan saved with `numatune plan --out FILE`")
     except FileNotFoundError:
         raise UsageError("%s: no such plan file" % path, "save one with `numatune plan --out FILE`")
     except OSError as e:
@@ -147,28 +152,17 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         plan, _ = make_plan(root, policy, only, skip)
     refuse_blocked(plan.findings, changes)
     after = {}
+    written = []    # (change, op) as each write is made, oldest first: what verify reads back
+
+    def wrote(change, op):
+        written.append((change, op))
+        if on_write is not None:
+            on_write(change, op)
 
     def verify():
-        plan, facts = make_plan(root, policy, only, skip, strict=False)
-        after["plan"], after["facts"] = plan, facts
-        still = {c.id: c for c in plan.changes}
-        problems = []
-        for change in changes:
-            now = still.get(change.id)
-            # A write the kernel may take in part is judged by its family below.
-            if now is None or change.partial_ok:
-                continue
-            problems.append("%s still %r, wanted %r" % (change.target, now.current, now.desired))
-        # A family may refuse what it planned once it sees the host after the
-        # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
-        after["findings"] = []
-        for family in for_facts(policy.data, facts):
-            if family.after_apply is not None:
-                said = family.after_apply(policy.data, [c for c in changes if family.owns(c)], facts)
-                problems += said.problems
-                for finding in said.findings:
-                    finding.family = family.name
-                after["findings"] += said.findings
+        # Read back what was written, not the whole host (issue #29): a re-plan is `check`'s work.
+        from numatune.apply.verify import verify_writes
+        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip)
         return problems
 
     # Imported here: plan and check never write, and start faster without the journal's code.
@@ -181,10 +175,14 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
             changes = saved_changes(Plan(host=fresh.host, changes=list(changes)), fresh,
                                     since="the plan was shown", hint=recheck)
             refuse_blocked(fresh.findings, changes)
-        txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,
-                                  verify=verify, on_write=on_write)
-    findings = list(after["plan"].findings) if "plan" in after else []
-    return txid, ops, findings + after.get("findings", [])
+            plan = fresh
+        try:
+            txid, ops = apply_changes(root, changes, command=command, policy=policy.data, txid=txid,
+                                      verify=verify, on_write=wrote)
+        finally:
+            root.forget()   # directories kept open by captures and read-backs
+    # The findings of the families that changed something, planned again after the writes; the others' as planned.
+    return txid, ops, after.get("findings", list(plan.findings))
 
 
 # What every front end (the CLI, the review screen) asks of a plan, a
@@ -269,7 +267,10 @@ def revert(root, txid=None, last=False, force=False):
                                % (tx.txid, refused[0], " (and %d more)" % (len(refused) - 1) if refused[1:] else ""),
                                "see `numatune history %s`; `numatune revert %s --force` restores what its intact "
                                "records say" % (tx.txid, tx.txid))
-        restored, skipped, failed = undo(root, tx, force=force)
+        try:
+            restored, skipped, failed = undo(root, tx, force=force)
+        finally:
+            root.forget()   # directories kept open by the restores' reads
     unknown = ["%s: a write it announced (if any) cannot be undone by numatune; check it by hand" % p
                for p in tx.problems]
     return tx, restored, skipped, failed + unknown

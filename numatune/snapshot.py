@@ -12,7 +12,7 @@ import tarfile
 import tempfile
 import time
 
-from numatune.errors import UsageError
+from numatune.errors import HostError, UsageError
 from numatune.facts.manifest import MANIFEST, render
 from numatune.families.registry import FAMILIES
 
@@ -183,11 +183,13 @@ def _capture(root, out_file):
                 count += 1
                 continue
             try:
+                # Read as every host read: a FIFO or device is refused, not read, and a size bounded.
+                data = root.read_bytes(path)
                 real = root.join(path)
-                with open(real, "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue  # write-only or refused attributes: nothing to plan from
+            except (OSError, HostError):
+                continue  # write-only or refused attributes, FIFOs, devices: nothing to plan from
+            if data is None:
+                continue
             st = os.stat(real)
             if not path.startswith(("/proc/", "/sys/")):
                 # A file's time tells when it changed (multipath.conf against

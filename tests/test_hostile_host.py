@@ -26,23 +26,23 @@ def _build(root):
 
 
 def _files_read(tmp_path_factory):
-    """Every host path a plan of POLICY opens, found by watching Root.open."""
+    """Every host path a plan of POLICY reads, found by watching Root's reads."""
     from numatune import engine
     from numatune.policy.stack import load
     base = tmp_path_factory.mktemp("trace")
     root = _build(base / "root")
     seen = set()
-    real_open = Root.open
+    real_open = Root._open_read
 
-    def watch(self, path, flags, mode=0o666):
+    def watch(self, path, *args):
         seen.add(path)
-        return real_open(self, path, flags, mode)
-    Root.open = watch
+        return real_open(self, path, *args)
+    Root._open_read = watch
     try:
         r = Root(str(root))
         engine.make_plan(r, load([str(write(base, "p.toml", POLICY))], r))
     finally:
-        Root.open = real_open
+        Root._open_read = real_open
     return sorted(p for p in seen if os.path.isfile(str(root) + p))
 
 

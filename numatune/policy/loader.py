@@ -8,8 +8,9 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from numatune.errors import PolicyError
+from numatune.errors import HostError, PolicyError
 from numatune.policy.schema import SchemaError
+from numatune.rootfs.readfile import POLICY_LIMIT, read_path
 
 _KEY = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
 _DOTTED = r"%s(?:\s*\.\s*%s)*" % (_KEY, _KEY)
@@ -58,8 +59,10 @@ def line_of(text, dotted, parts=None):
 def parse_file(path):
     """(data, text) of a TOML policy file, or a PolicyError naming it."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        # Not blocking on a FIFO, no device read without end (--policy /dev/zero).
+        raw = read_path(path, POLICY_LIMIT)
+    except HostError as e:
+        raise PolicyError(e.message, "give a TOML policy file")
     except FileNotFoundError:
         raise PolicyError("%s: policy file not found" % path,
                           "give a path, or the name of a shipped policy (numatune plan --list-policies)")

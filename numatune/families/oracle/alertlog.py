@@ -4,7 +4,10 @@ Both timestamp formats are read: "Tue Oct 13 12:31:26 2020" (11g) and the
 ISO-8601 lines of 12.2 and later. Only the last startup counts: evidence is
 reset at each "Starting ORACLE instance". Parsing is pure (text in, dict out).
 """
+import os
 import re
+
+from numatune.rootfs.readfile import refuse_kind
 
 TAIL_BYTES = 4 << 20   # alert logs grow for years; the last startup is near the end
 
@@ -177,13 +180,26 @@ def memlock_kb(text):
 
 def read(root, path):
     """Evidence from the tail of the alert log at ``path`` (host path)."""
-    real = root.join(path)
     try:
-        with open(real, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - TAIL_BYTES))
-            data = f.read()
+        # Non-blocking: a FIFO planted at the log's path must not hang the plan (issue #28).
+        fd = root.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
-    return parse(data.decode("utf-8", "replace"))
+    try:
+        st = os.fstat(fd)
+        refused = refuse_kind(path, st.st_mode)
+        if refused is not None:
+            raise refused
+        os.lseek(fd, max(0, st.st_size - TAIL_BYTES), os.SEEK_SET)
+        chunks, left = [], TAIL_BYTES   # never more than the tail, even of a log growing as it is read
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return parse(b"".join(chunks).decode("utf-8", "replace"))

@@ -32,7 +32,7 @@ def desired_entries(data, facts, per_rule, routed=()):
     profile's [disk]), left out of the rules."""
     devices = facts["devices"]
     entries, findings = [], []
-    memo = {}   # which devices each udev key matches, shared by the rules
+    memo = udev_rules.memo_for(devices)   # which devices each udev key matches, shared by the rules
     for i, rule, direct, expanded, via in per_rule:
         if not expanded:
             continue
@@ -72,7 +72,7 @@ def coverage(rules, facts, per_rule, assigned, routed=()):
     """{device: [attr]} of the settings ``rules`` would not give a device
     after a reboot or hot-add (the live value alone keeps them)."""
     devices = facts["devices"]
-    got = udev_targets.effective(rules, {n: devices[n] for n in devices})
+    got = udev_targets.effective(rules, devices)
     missing = {}
     for name, attrs in assigned.items():
         dev = devices[name]
@@ -102,10 +102,13 @@ def current_rules(facts):
 
 def _live_only(per_rule, missing):
     by_rule = {}
+    # Each rule's devices as a set and its settings once: 4,096 paths missing a setting
+    # looked up in each rule's list made this quadratic (0.7 s of a giant host's plan).
+    rules = [(i, set(expanded), settings_of(rule)) for i, rule, direct, expanded, via in per_rule]
     for name, attrs in missing.items():
         for attr in attrs:
-            for i, rule, direct, expanded, via in per_rule:
-                if name in expanded and attr in settings_of(rule):
+            for i, expanded, settings in rules:
+                if name in expanded and attr in settings:
                     by_rule.setdefault((i, attr), []).append(name)
     for (i, attr), names in sorted(by_rule.items()):
         shown = ", ".join(names[:6]) + (" and %d more" % (len(names) - 6) if len(names) > 6 else "")

@@ -128,7 +128,7 @@ def effective(rules, devices):
     """{device: {"ATTR{attr}": value}} the rules give every device, slaves
     of a map included; later rules win, as in udev."""
     out = {name: {} for name in devices}
-    memo = {}
+    memo = udev_rules.memo_for(devices)
     for keys, assigns in rules:
         hit = udev_rules.matching(keys, devices, memo)
         for name, dev in devices.items():

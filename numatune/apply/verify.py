@@ -1,0 +1,71 @@
+"""Verify after apply: read back what was written, not the whole host.
+
+Issue #29 decided it: each journaled write is read back through its kind's
+``current_matches``, and only the families that changed something read their
+facts again: their ``after_apply`` judges the result on them, and their
+findings are planned anew (a boot line written makes a running numa=off
+"pending a reboot", no longer unmet). The other families' findings stand as
+planned. A whole re-plan is what `numatune check` does; on a giant host it
+cost as much as the plan itself.
+"""
+from numatune import plan as plan_mod
+from numatune.apply import kinds
+from numatune.families.registry import selected
+
+
+def _target_key(op):
+    """What a write's op sets, so that of two writes to one target only the last is read back."""
+    return (op.get("kind"), op.get("path"), op.get("ifname"), op.get("group"), op.get("sid"), op.get("name"),
+            op.get("action"))
+
+
+def verify_writes(root, policy, planned, written, gather, only=None, skip=None):
+    """(problems, findings) after apply. ``planned``: the findings of the plan
+    applied; ``written``: [(change, op)] as the writes were made, oldest first;
+    ``gather`` is engine.gather (passed in: no import cycle)."""
+    failed, seen = [], set()
+    for change, op in reversed(written):
+        key = _target_key(op)
+        if key in seen:
+            continue    # a later write to the same target is the one that must hold
+        seen.add(key)
+        # A write the kernel may take in part is judged by its family below.
+        if change.partial_ok:
+            continue
+        if "asked" in op or not kinds.for_op(op).current_matches(root, op, "after"):
+            failed.append(change)
+    changed = []
+    for change, _ in written:
+        if change.family not in changed:
+            changed.append(change.family)
+    if not changed:
+        return [], list(planned)
+    # The families that changed something (with those whose facts they read), read once.
+    facts = gather(root, policy.data, families=selected(changed))
+    again = plan_mod.build(policy.data, facts, only, skip)
+    problems = _still(failed, {c.id: c for c in again.changes})
+    findings = [f for f in planned if f.family not in changed] + [f for f in again.findings if f.family in changed]
+    changes = [c for c, _ in written]
+    for family in selected(changed):
+        if family.name not in changed or family.after_apply is None:
+            continue
+        # A family may refuse what it planned once it sees the host after the
+        # writes (Oracle: use_large_pages=ONLY only with a pool that was filled).
+        said = family.after_apply(policy.data, list({id(c): c for c in changes if family.owns(c)}.values()), facts)
+        problems += said.problems
+        for finding in said.findings:
+            finding.family = family.name
+        findings += said.findings
+    return problems, findings
+
+
+def _still(failed, now):
+    """"<target> still <now>, wanted <desired>" for changes whose writes did not hold."""
+    out = []
+    for change in failed:
+        again = now.get(change.id)
+        if again is not None:
+            out.append("%s still %r, wanted %r" % (change.target, again.current, again.desired))
+        else:
+            out.append("%s: not as written (%s)" % (change.target, change.action))
+    return out
