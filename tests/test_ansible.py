@@ -182,53 +182,6 @@ def test_collection_version_follows_numatune():
     assert re.search(r'^COLLECTION_VERSION = "%s"$' % re.escape(__version__), host, re.M)
 
 
-# ansible-test bootstraps pip in its sanity venv from a script it downloads; offline, this stands in:
-# pip from ensurepip, the package index settings of the pip running these tests.
-BOOTSTRAP = """import ensurepip, os, subprocess, sys
-ensurepip.bootstrap(upgrade=True)
-with open(os.path.join(sys.prefix, "pip.conf"), "w") as f:
-    f.write(%r)
-args = [a for a in sys.argv[1:] if a not in ("--no-setuptools", "--no-wheel") and not a.startswith("pip==")]
-if [a for a in args if not a.startswith("-")]:
-    sys.exit(subprocess.call([sys.executable, "-m", "pip", "install"] + args))
-"""
-
-
-def _pip_conf():
-    out = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-    lines = ["[global]"]
-    for entry in out.splitlines():
-        key, _, value = entry.partition("=")
-        if key.startswith(("global.", ":env:.")):
-            lines.append("%s = %s" % (key.split(".", 1)[1], value.strip("'\"")))
-    return "\n".join(dict.fromkeys(lines)) + "\n"
-
-
-def test_ansible_test_sanity_validate_modules(tmp_path):
-    """`ansible-test sanity --test validate-modules` on the collection in an ansible_collections/NS/NAME tree."""
-    tool = Path(_ansible_playbook()).with_name("ansible-test")
-    if not tool.exists():
-        pytest.skip("ansible-test is not beside ansible-playbook")
-    tree = tmp_path / "ansible_collections" / "numatune" / "numatune"
-    shutil.copytree(COLLECTION, tree)
-    home = tmp_path / "home"
-    import ansible_test._internal.python_requirements as req
-    pins = re.search(r"pip=['\"]([0-9.]+)['\"]", Path(req.__file__).read_text())
-    if pins is None:
-        pytest.skip("cannot tell which pip this ansible-test bootstraps")
-    cache = home / ".ansible" / "test" / "cache"
-    cache.mkdir(parents=True)
-    (cache / ("get_pip_%s.py" % pins.group(1).replace(".", "_"))).write_text(BOOTSTRAP % _pip_conf())
-    env = dict(os.environ, HOME=str(home), LC_ALL="C.UTF-8")
-    proc = subprocess.run([str(tool), "sanity", "--test", "validate-modules", "--python",
-                           "%d.%d" % sys.version_info[:2], "--requirements"], cwd=str(tree), env=env,
-                          capture_output=True, text=True)
-    out = proc.stdout + proc.stderr
-    if proc.returncode != 0 and " issue" not in out and "Could not find a version" in out:
-        pytest.skip("ansible-test could not install its sanity requirements here")
-    assert proc.returncode == 0, out[-4000:]
-
-
 def test_module_documentation_is_valid_for_ansible_doc(play):
     doc = Path(_ansible_playbook()).with_name("ansible-doc")
     if not doc.exists():

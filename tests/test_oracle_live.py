@@ -3,6 +3,9 @@ statement: the exact SQL of apply and revert, bind variables for reads, and
 refusal of injection attempts in names and values. An opt-in test talks to a
 real database when NUMATUNE_ORACLE_DSN is set."""
 import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -186,3 +189,23 @@ def test_real_database_reads_parameters():
         assert live.current(conn, "cpu_count", sid)["memory"] == value
     finally:
         conn.close()
+
+
+def test_bequeath_under_no_new_privs_says_why_it_cannot_connect(tmp_path):
+    """numatune-check.service runs with NoNewPrivileges=yes: connect = "os" would start the setuid oracle
+    binary, whose setuid bit the kernel then ignores. A real no_new_privs process (setpriv) gets one line
+    that names it and the way out; without no_new_privs the connection is tried as before."""
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        pytest.skip("setpriv (util-linux) is not installed")
+    script = ("from numatune.families.oracle import live\n"
+              "try:\n"
+              "    live.connect(live.target('os', 'ORCL', %r))\n"
+              "except live.ConnectError as e:\n"
+              "    print(e)\n" % str(tmp_path / "home"))
+    under = subprocess.run([setpriv, "--no-new-privs", sys.executable, "-c", script], capture_output=True, text=True)
+    assert under.returncode == 0, under.stderr
+    assert "no_new_privs" in under.stdout and "numatune-check-oracle-os.conf" in under.stdout, under.stdout
+    assert "external:ALIAS" in under.stdout
+    plain = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert "no_new_privs" not in plain.stdout, plain.stdout

@@ -410,3 +410,34 @@ def test_sysv_boot_script_for_rhel6(tmp_path):
         assert re.search(r"^install .*packaging/sysv/numatune-boot .*/numatune-boot$", el6.stdout, re.M), el6.stderr
         assert "/sbin/chkconfig --add numatune-boot" in el6.stdout
         assert "numatune-boot.service" not in el6.stdout.split("%files")[1]
+
+
+def test_the_oracle_os_drop_in_verifies_and_lifts_only_what_bequeath_needs(tmp_path):
+    """connect = "os" starts the setuid oracle binary inside the check unit: the shipped drop-in
+    (packaging/systemd/numatune-check-oracle-os.conf) loads with the unit under `systemd-analyze verify`
+    and turns off no_new_privs and the system call filter; the rest of the sandbox stays."""
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed")
+    units = tmp_path / "units"
+    unit = (UNITS / "numatune-check.service").read_text().replace("/usr/bin/numatune", sys.executable)
+    write(units, "numatune-check.service", unit)
+    drop_in = (UNITS / "numatune-check-oracle-os.conf").read_text()
+    write(units, "numatune-check.service.d/oracle-os.conf", drop_in)
+    env = dict(os.environ, SYSTEMD_UNIT_PATH="%s:" % units)
+    proc = subprocess.run(["systemd-analyze", "verify", "--man=no", "numatune-check.service"], capture_output=True,
+                          text=True, env=env)
+    problems = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    if proc.returncode != 0 and any("Failed to" in p and "manager" in p.lower() for p in problems):
+        pytest.skip("systemd-analyze cannot run here: %s" % problems[0])
+    assert proc.returncode == 0 and not problems, problems
+    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager", "numatune-check.service"],
+                          capture_output=True, text=True, env=env)
+    if "--offline" in proc.stderr:
+        pytest.skip("this systemd-analyze has no --offline: %s" % proc.stderr.strip())
+    lifted = {m.group(1) for m in re.finditer(r"^✗ (\S+?)=", proc.stdout, re.M)}
+    assert "NoNewPrivileges" in lifted, proc.stdout  # the drop-in is read with the unit
+    # What the unit sets and the drop-in leaves alone is still set (no private /dev, kernel, modules...).
+    for kept in ("PrivateDevices", "ProtectKernelModules", "ProtectKernelTunables", "RestrictNamespaces"):
+        assert kept not in lifted, (kept, proc.stdout)
+    assert re.search(r"^NoNewPrivileges=no$", drop_in, re.M) and re.search(r"^SystemCallFilter=$", drop_in, re.M)
+    assert re.search(r"^ReadWritePaths=-/\S+$", drop_in, re.M)

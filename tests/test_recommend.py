@@ -83,8 +83,8 @@ def test_3par_luns_get_their_block_rule_and_other_devices_a_note(cli, tmp_path):
     root = _case_copy(CASES_DIR / "storage" / "san-multipath", tmp_path)
     text, _ = _loads_and_is_safe(cli, root, tmp_path)
     rules = _set(text)["block"]
-    assert rules == [{"match": {"vendor": "3PARdata", "model": "VV"}, "scheduler": "deadline", "nr_requests": 1024,
-                      "rotational": 0, "why": rules[0]["why"]}]
+    assert rules == [{"match": {"vendor": "3PARdata", "model": "VV"}, "scheduler": "deadline",
+                      "nr_requests": {"at_least": 1024}, "rotational": 0, "why": rules[0]["why"]}]
     assert "WWN prefix 60002ac0" in text
     # The array-dependent settings are asked, not set; the local RAID controller is named, not tuned.
     assert "#   queue_depth = 128" in text and "QUESTION: Can every array target port" in text
@@ -95,12 +95,14 @@ def test_a_value_the_host_has_higher_is_kept(cli, tmp_path):
     root = _case_copy(CASES_DIR / "storage" / "san-multipath", tmp_path)
     write(root, "/sys/block/dm-0/queue/nr_requests", "4096\n")
     path, text = _recommend(cli, root, tmp_path)
-    assert _set(text)["block"][0]["nr_requests"] == 4096
-    assert "stays at the host's 4096" in text
+    assert _set(text)["block"][0]["nr_requests"] == {"at_least": 1024}
+    assert "stays at the host's higher value (dm-0 4096)" in text
     changes = _plan(cli, root, path)["changes"]
     assert [c for c in changes if c["current"] == "4096" and c["desired"] != "4096"] == []
-    # The paper's 1024 on the other LUNs still applies: the rule is the array's highest value, not a lowering.
-    assert {c["desired"] for c in changes if c["target"].endswith("/nr_requests")} == {"4096"}
+    # The paper's 1024 is a floor: dm-0 keeps its 4096 (written back after the scheduler switch resets it),
+    # the other LUN and the paths rise to 1024, not to 4096.
+    queues = {c["target"].split()[0]: c["desired"] for c in changes if c["target"].endswith("/nr_requests")}
+    assert queues.pop("dm-0") == "4096" and queues and set(queues.values()) == {"1024"}, queues
 
 
 def test_instances_get_an_auto_pool_and_their_parameters(cli, tmp_path):

@@ -72,3 +72,48 @@ def test_lower_fields_rise_and_higher_ones_stay(name, tmp_path, cli):
         want = " ".join(map(str, live[key][:-1] + [int(floor.split()[-1])]))
         assert changes["sysctl.live:" + key]["desired"] == want
         assert changes["sysctl.persist:" + key]["desired"] == want     # what is written is what is persisted
+
+
+# Block queue attributes: a deeper queue or a longer read-ahead than a policy's figure is kept
+# (numatune.families.storage.settings.FLOOR_ATTRS says why max_sectors_kb and queue_depth stay exact).
+def _block(name):
+    return load([name], Root("/")).data.get("block", [])
+
+
+@pytest.mark.parametrize("name", shipped_names())
+def test_block_queue_sizes_are_floors(name):
+    from numatune.families.storage.settings import FLOOR_ATTRS
+    for i, rule in enumerate(_block(name)):
+        for attr in FLOOR_ATTRS:
+            if attr in rule:
+                assert isinstance(rule[attr], dict) and "at_least" in rule[attr], \
+                    "%s: block[%d].%s is set exactly; a queue size is a minimum" % (name, i, attr)
+
+
+@pytest.mark.parametrize("name", shipped_names())
+def test_a_block_device_above_the_figures_is_never_lowered(name, tmp_path, cli):
+    """3PAR LUNs and their paths with every queue 4x the policies' floors: nothing is planned lower (a
+    scheduler switch writes the host's own value back), and the udev rules keep them as floors."""
+    from block_fixture import san_host
+    from numatune.families.storage.settings import FLOOR_ATTRS
+    floors = {attr: rule[attr]["at_least"] for rule in _block(name) for attr in FLOOR_ATTRS
+              if isinstance(rule.get(attr), dict)}
+    if not floors:
+        pytest.skip("%s sets no block queue size" % name)
+    root = san_host(tmp_path / "root")
+    high = {}
+    for queue in root.glob("sys/devices/**/queue"):
+        for attr, floor in floors.items():
+            high[attr] = str(floor * 4)
+            (queue / attr).write_text(high[attr] + "\n")
+    status, out, err = cli("plan", "--root", root, "--policy", name, "--format", "json")
+    assert status == 0, err
+    changes = json.loads(out)["changes"]
+    queues = [c for c in changes if c["id"].startswith("block.live:") and c["id"].split(":")[-1] in floors]
+    assert all(c["desired"] == c["current"] == high[c["id"].split(":")[-1]] for c in queues), \
+        [(c["id"], c["current"], c["desired"]) for c in queues]
+    rules = [c["desired"] for c in changes if c["id"].startswith("block.udev:")]
+    for attr, floor in floors.items():
+        assert not [r for r in rules if 'ATTR{queue/%s}="' % attr in r], rules  # no exact value at boot
+        floor_run = "[ $$v -ge %d ] || echo %d > /sys$devpath/queue/%s'" % (floor, floor, attr)
+        assert [r for r in rules if floor_run in r], rules

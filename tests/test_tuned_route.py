@@ -129,3 +129,18 @@ def test_persist_profile_without_a_profile_says_so(root, cli, tmp_path):
     got = plan(cli, root, write(tmp_path, "p.toml", '[tuned]\npersist = "profile"\n[sysctl]\n"vm.swappiness" = 10\n'))
     assert [f["severity"] for f in got["findings"] if f["id"] == "tuned.no-profile-to-include"] == ["warning"]
     assert "sysctl.persist:vm.swappiness" in [c["id"] for c in got["changes"]]
+
+
+def test_a_read_ahead_floor_is_tunes_own_floor(root, cli, tmp_path):
+    """read_ahead_kb = { at_least = 4096 } is tuned's readahead=>4096 (its profiles' own spelling: set only
+    where the disk has less), and tuned's own modifier keeps a higher value."""
+    load = tuned_loader()
+    from tuned.plugins.base import Plugin
+    policy = write(tmp_path, "p.toml", POLICY.replace("read_ahead_kb = 4096", "read_ahead_kb = { at_least = 4096 }"))
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
+    assert status == 0, out + err
+    disk = load([str(root / "usr/lib/tuned"), str(root / "etc/tuned")]).load(["numatune"]).units["disk_numatune_0"]
+    assert disk.options["readahead"] == ">4096"
+    assert Plugin._process_assignment_modifiers(None, disk.options["readahead"], "8192") is None   # kept
+    assert Plugin._process_assignment_modifiers(None, disk.options["readahead"], "128") == "4096"  # raised
+    assert [c["id"] for c in plan(cli, root, policy)["changes"]] == []

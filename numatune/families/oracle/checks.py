@@ -204,8 +204,26 @@ def hugepages_fit(data, facts):
 def pool_after(data, facts, kb):
     hp = pool.planned_pool(facts)
     if "count" in hp and pool.page_kb(facts) == kb:
-        return hp["count"]
+        # A node that cannot hold its share gives only what it can.
+        return hp["count"] - sum(want - can for want, can in unfillable_nodes(facts, kb).values())
     return pool.live_pages(facts, kb)
+
+
+def unfillable_nodes(facts, kb):
+    """{node: (pages planned there, pages it can hold)} for the nodes whose planned pool is above what the
+    node has now plus what its free memory can give: the kernel then leaves that node's pool short, and
+    the pool after the plan is smaller than its count says."""
+    resolved = facts["resolved"]["hugepages"]
+    if resolved["kb"] != kb or not resolved.get("want"):
+        return {}
+    out = {}
+    for nid, want in resolved["want"].items():
+        node = facts["topology"]["nodes"].get(str(nid)) or {}
+        free = node.get("mem_free_kb")
+        now = (node.get("hugepages", {}).get(str(kb)) or {}).get("nr", 0) or 0
+        if free is not None and want > now and want > now + free // kb:
+            out[str(nid)] = (want, now + free // kb)
+    return out
 
 
 def pool_fits(data, facts):

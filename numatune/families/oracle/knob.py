@@ -261,15 +261,19 @@ def _start_safety(data, facts, inst):
     kb = pool.page_kb(facts)
     needed = sum(s["pages"] for s in pool.instance_sizes(data, facts, kb))
     lock = memlock.after(data, facts)
-    if checks.pool_fits(data, facts) and (lock == -1 or (lock or 0) >= needed * kb):
+    short = checks.unfillable_nodes(facts, kb)
+    if not short and checks.pool_fits(data, facts) and (lock == -1 or (lock or 0) >= needed * kb):
         return None
+    where = "".join("; node %s can hold %d of the %d pages planned there (its free memory)" % (n, can, want)
+                    for n, (want, can) in sorted(short.items(), key=lambda kv: int(kv[0])))
     return Finding(id="oracle.start-safety:" + inst["sid"], severity="critical", area="oracle", target=inst["sid"],
                    rule="oracle.parameters.use_large_pages",
                    message="use_large_pages = ONLY refused for %s: the SGAs need %d x %dkB pages, the pool will "
-                           "have %d and memlock is %s; the instance would not start"
+                           "have %d and memlock is %s%s; the instance would not start"
                            % (inst["sid"], needed, kb, checks.pool_after(data, facts, kb),
-                              memlock.limit(lock)),
-                   why='set [hugepages] count = "auto" so the pool and memlock are planned with it')
+                              memlock.limit(lock), where),
+                   why='free memory on the short node(s) or place the pool elsewhere ([hugepages] placement)'
+                       if short else 'set [hugepages] count = "auto" so the pool and memlock are planned with it')
 
 
 def _listeners(data, facts):

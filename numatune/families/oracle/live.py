@@ -36,9 +36,24 @@ def target(spec, sid, home):
                       'use "env:VARIABLE" (user/password@host/service), "os" or "external:ALIAS"')
 
 
+def no_new_privs():
+    """Whether this process runs with no_new_privs (numatune-check.service's NoNewPrivileges=yes)."""
+    try:
+        with open("/proc/self/status") as f:
+            return any(line.split() == ["NoNewPrivs:", "1"] for line in f)
+    except OSError:
+        return False
+
+
 def connect(tgt):
     if FACTORY is not None:
         return FACTORY(tgt)
+    if tgt["auth"] == "os" and no_new_privs():
+        # Bequeath starts $ORACLE_HOME/bin/oracle, setuid to the Oracle owner; under no_new_privs the
+        # kernel ignores that bit, so the server process is not the owner and cannot attach the SGA.
+        raise ConnectError('connect = "os" starts $ORACLE_HOME/bin/oracle, whose setuid bit no_new_privs '
+                           "ignores here (NoNewPrivileges=yes): connect through the listener "
+                           '("external:ALIAS") or add packaging/systemd/numatune-check-oracle-os.conf')
     try:
         import oracledb
     except ImportError:

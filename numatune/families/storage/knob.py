@@ -17,11 +17,18 @@ from numatune.families.storage import facts as facts_block
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
 from numatune.families.storage import persist as block_persist
-from numatune.families.storage.settings import (ATTRS, CACHE_TYPES, SCHEDULER_NAMES, SCHEDULERS, SCSI_ATTRS,
-                                                settings_of)
+from numatune.families.storage.settings import (ATTRS, CACHE_TYPES, FLOOR_ATTRS, SCHEDULER_NAMES, SCHEDULERS,
+                                                SCSI_ATTRS, floor_of, settings_of)
 
 NAME = "storage"
 GLOB = Scalar(str, check=lambda v: "must not be empty" if not v.strip() else None)
+
+
+
+def _floor_or_value(scalar):
+    """N, or { at_least = N }: a floor that keeps a host value already higher (settings.FLOOR_ATTRS)."""
+    return Either(scalar, Table({"at_least": scalar}, doc="at_least = N: raise a lower value to N, keep a higher one"))
+
 
 MATCH = Table({
     "name": Either(GLOB, Array(GLOB)),
@@ -37,9 +44,9 @@ POLICY = {
     "block": TableArray(Table({
         "match": MATCH,
         "scheduler": Scalar(str, choices=SCHEDULERS),
-        "nr_requests": Scalar(int, minimum=4, maximum=1 << 20),
+        "nr_requests": _floor_or_value(Scalar(int, minimum=4, maximum=1 << 20)),
         "max_sectors_kb": Scalar(int, minimum=4, maximum=1 << 31),
-        "read_ahead_kb": Scalar(int, minimum=0, maximum=1 << 31),
+        "read_ahead_kb": _floor_or_value(Scalar(int, minimum=0, maximum=1 << 31)),
         "rotational": Scalar(int, bool, choices=(0, 1, False, True)),
         "nomerges": Scalar(int, choices=(0, 1, 2)),
         "rq_affinity": Scalar(int, choices=(0, 1, 2)),
@@ -59,6 +66,11 @@ def check_policy(data):
         if not rule.get("match"):
             yield SchemaError(key, "%s has no match: it would select every device, the boot disk too" % key,
                               'say which devices, e.g. match = { vendor = "3PARdata", model = "VV" }')
+        for attr in FLOOR_ATTRS:
+            if isinstance(rule.get(attr), dict) and "at_least" not in rule[attr]:
+                yield SchemaError("%s.%s" % (key, attr), "%s.%s is a table without at_least" % (key, attr),
+                                  "%s = N sets N; %s = { at_least = N } raises a lower value to N and keeps a "
+                                  "higher one" % (attr, attr))
         if not settings_of(rule) and "multipath" not in rule:
             yield SchemaError(key, "%s sets nothing" % key, "add scheduler, nr_requests, ... or remove the rule")
         if "rotational" in rule and "rotational" in rule.get("match", {}):
@@ -229,6 +241,17 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
             raise PolicyError("block[%d]: max_sectors_kb = %s is above %s's max_hw_sectors_kb %s"
                               % (index, value, dev["name"], hw),
                               "the device cannot take larger requests: use at most %s" % hw)
+    floor = floor_of(value)
+    if floor is not None:
+        # at_least: a host value already higher is the one to keep (and to write back after a scheduler
+        # switch resets nr_requests). A value that is not a number is left alone, and said so.
+        if not current.strip().isdigit():
+            cid, rule_key = _ids(dev, attr, index)
+            yield Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
+                          message="%s %s reads %r, not a number to compare with at_least %d: not set"
+                                  % (dev["name"], attr, current, floor))
+            return
+        value = str(max(int(current), floor))
     # Switching the scheduler resets nr_requests, so it is written again after.
     if current == value and not (attr == "nr_requests" and scheduler_switch):
         return

@@ -34,12 +34,15 @@ def _wwn_prefix(devs):
 
 def _rule(vendor, model, devs):
     want = dict(KNOWN[(vendor, model)])
-    have = max(_values(devs, "nr_requests") or [0])
+    # Never lower what the host has higher: the paper's 1024 is what it raised 128 to, so it is a floor:
+    # each device keeps its own higher queue, the others rise to it.
+    floor = want["nr_requests"]
+    want["nr_requests"] = {"at_least": floor}
+    higher = sorted("%s %d" % (d["name"], v) for d in devs for v in _values([d], "nr_requests") if v > floor)
     kept = ""
-    if have > want["nr_requests"]:
-        # Never lower what the host has higher: the paper's 1024 is what it raised 128 to.
-        want["nr_requests"] = have
-        kept = " nr_requests stays at the host's %d, above the paper's 1024." % have
+    if higher:
+        kept = " nr_requests stays at the host's higher value (%s%s): 1024 is a floor (at_least)." % (
+            ", ".join(higher[:6]), ", ..." if len(higher) > 6 else "")
     now = ", ".join("%s %s" % (attr, "/".join(sorted({str(v) for v in _values(devs, attr)})) or "?")
                     for attr in ("nr_requests", "rotational", "nomerges", "queue_depth"))
     schedulers = sorted({(d.get("scheduler") or {}).get("current") or "?" for d in devs})

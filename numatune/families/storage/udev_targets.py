@@ -13,12 +13,15 @@ A rule is written by its selector, never by today's serial numbers:
   ``slaves/`` (a new path of the map reloads it: a change event).
 
 A setting a device does not offer is never assigned: the scheduler rules
-match on ``queue/scheduler`` offering the name first.
+match on ``queue/scheduler`` offering the name first. An ``at_least`` floor
+is a ``RUN+=`` that reads the value and writes the floor only where it is
+lower (udev's ``ATTR{}=`` cannot compare), on the device or on each path.
 """
 import re
 
 from numatune.families.storage import udev_rules
 from numatune.families.storage.facts import normalize_wwn
+from numatune.families.storage.settings import FLOOR, floor_of
 
 BASE = [("ACTION", "==", "add|change"), ("SUBSYSTEM", "==", "block"), ("ENV{DEVTYPE}", "==", "disk")]
 MAPS = [("KERNEL", "==", "dm-*")]
@@ -53,6 +56,32 @@ def slave_run(attr_path, value, names=None):
         return (_SLAVES + "read l < $$p/queue/scheduler; for s in %s; do case $$l in %s) "
                 "echo $$s > $$p/queue/scheduler; break;; esac; done; done'" % (" ".join(names), pats))
     return _SLAVES + "echo %s > $$p/%s; done'" % (value, attr_path)
+
+
+def _raise_to(path, floor):
+    """sh that writes ``floor`` to ``path`` only where it reads lower."""
+    return "read v < %s; [ $$v -ge %d ] || echo %d > %s" % (path, floor, floor, path)
+
+
+def floor_run(attr_path, floor, slaves=False):
+    """The RUN program of an at_least floor, on the device or on each path of a map."""
+    if slaves:
+        return _SLAVES + _raise_to("$$p/" + attr_path, floor) + "; done'"
+    return "/bin/sh -c '%s'" % _raise_to("/sys$devpath/" + attr_path, floor)
+
+
+_FLOOR_SELF = re.compile(r"^/bin/sh -c 'read v < /sys\$devpath/(\S+); \[ \$\$v -ge (\d+) \]")
+_FLOOR_SLAVES = re.compile(r"^/bin/sh -c 'for p in /sys\$devpath/slaves/\*; do read v < \$\$p/(\S+); "
+                           r"\[ \$\$v -ge (\d+) \]")
+
+
+def parse_floor_run(text):
+    """(attr_path, ">=N", on the paths) of a floor RUN we wrote, else None."""
+    for pattern, slaves in ((_FLOOR_SELF, False), (_FLOOR_SLAVES, True)):
+        m = pattern.match(text)
+        if m and text == floor_run(m.group(1), int(m.group(2)), slaves):
+            return m.group(1), "%s%s" % (FLOOR, m.group(2)), slaves
+    return None
 
 
 def parse_slave_run(text):
@@ -111,6 +140,9 @@ def target_sets(rule, devices, direct, expanded, memo=None):
 
 def assignments(attr_path, value, names, keys, mode):
     """[(keys, (assign key, value))] for one setting on one target set."""
+    floor = floor_of(value)
+    if floor is not None:
+        return [(keys, ("RUN", floor_run(attr_path, floor, slaves=mode == "slaves")))]
     if mode == "slaves":
         return [(keys, ("RUN", slave_run(attr_path, value, names)))]
     if names:
@@ -137,6 +169,13 @@ def effective(rules, devices):
             for key, value in assigns:
                 if key != "RUN":
                     out[name][key] = value
+                    continue
+                floor = parse_floor_run(value)
+                if floor:
+                    attr_path, spec, on_paths = floor
+                    for target in (dev["slaves"] if on_paths else [name]):
+                        if target in devices:
+                            out[target]["ATTR{%s}" % attr_path] = spec
                     continue
                 parsed = parse_slave_run(value)
                 if not parsed:

@@ -88,6 +88,9 @@ def disk_units(data, facts):
             if attr not in rule:
                 continue
             value = str(rule[attr])
+            if isinstance(rule[attr], dict):
+                # at_least: tuned's ">N" sets only where the device has less (its assignment modifiers).
+                value = ">%d" % rule[attr]["at_least"]
             if attr == "scheduler":
                 # The name the disks offer (mq-deadline where blk-mq renamed deadline).
                 sched = devices[names[0]]["scheduler"]
