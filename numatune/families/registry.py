@@ -56,7 +56,7 @@ DECLARED = (
     # Per-node pools are kept at boot by the boot file (the bootunit family).
     Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit")),
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot",)),
-    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
+    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
     # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.
     Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",),
              runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
