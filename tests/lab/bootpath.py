@@ -97,11 +97,14 @@ def wanted(written):
 
 
 def start_service(name, unit):
+    # systemd.unit(5): "!PATH" holds when PATH is absent; "|" marks a triggering condition: every plain one must
+    # hold, and at least one of the triggering ones when there are any.
     conds = unit.get("Unit", {}).get("ConditionPathExists", [])
-    # "!PATH" holds when PATH is absent.
-    missing = [c for c in conds if Path(c.lstrip("!")).exists() == c.startswith("!")]
-    if missing:
-        say("%s: condition failed (%s): skipped, as systemd would" % (name, " ".join(missing)))
+    holds = {c: Path(c.lstrip("|!")).exists() != ("!" in c[:2]) for c in conds}
+    plain = [c for c in conds if not c.startswith("|")]
+    trigger = [c for c in conds if c.startswith("|")]
+    if not all(holds[c] for c in plain) or (trigger and not any(holds[c] for c in trigger)):
+        say("%s: condition failed (%s): skipped, as systemd would" % (name, " ".join(conds)))
         return
     for line in unit.get("Service", {}).get("ExecStart", []):
         run(shlex.split(line.lstrip("-@+!:")))
