@@ -48,8 +48,8 @@ repo=$(printf '%q' "$REPO")
 # The reboot test keeps the first boot's /etc here for the second (guest-init unpacks its etc.tar).
 STATE=$(mktemp -d "$LAB/state.XXXXXX")
 trap 'rm -rf "$STATE"' EXIT
-# udevd for the persistence tests, a NIC on node 1 for the IRQ test; each boot must end within 10 minutes.
-export LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-600} LAB_STATE=$STATE
+# udevd for the persistence tests, a NIC on node 1 for the IRQ test; each boot must end within LAB_TIMEOUT.
+export LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-900} LAB_STATE=$STATE
 t0=$SECONDS
 set +e
 "$HERE/run-in-guest.sh" "$journal && cd $repo && $pytest$mods tests/lab/test_lab_reboot.py$args"

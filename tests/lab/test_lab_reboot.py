@@ -198,10 +198,8 @@ def test_check_is_ok_without_another_apply(now):
     changes = plan_json("oracle-numa", "--policy", str(STATE / "reboot-policy.toml"))["changes"]
     other = [c["id"] for c in changes if not c["id"].startswith("net.irq:")]
     assert other == []
+    assert changes == [], [c["id"] for c in changes]
     status, out, err = numatune("check", *policies())
-    if changes:
-        # Only IRQ affinity left: its own test says why.
-        pytest.xfail("IRQ affinity is not re-planned at boot yet (branch i24boot): %s" % [c["id"] for c in changes])
     assert status == 0, out + err
     assert "numatune OK" in out
 
@@ -232,8 +230,7 @@ def test_bond_is_back(expected, now):
 
 
 @second
-@pytest.mark.xfail(reason="IRQ affinity at boot: `numatune boot` re-plans it on the new boot's IRQs on branch i24boot",
-                   strict=False)
 def test_irq_affinity_is_back(expected, now):
-    """Every IRQ of the NIC on node 1 is served by node 1's CPUs again (IRQ numbers may differ between boots)."""
+    """Every IRQ of the NIC on node 1 is served by node 1's CPUs again (`numatune boot` re-plans them on this boot's
+    IRQ numbers, which may differ from the first boot's)."""
     assert now["irq_on_node1"] and all(now["irq_on_node1"].values()), now["irq_on_node1"]
