@@ -144,13 +144,19 @@ def build_parser():
     p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
-    p = sub.add_parser("boot", help="at boot: write again the values apply kept in /etc/numatune/boot.conf",
+    p = sub.add_parser("boot", help="at boot: write again what apply kept in /etc/numatune/boot.conf, and redo "
+                                    "its live-only settings (IRQ affinity) on this boot's facts",
                        description="Write again, one line logged per setting, the values numatune applied that "
                                    "no other file keeps (per-node HugePages ...), as apply left them in "
-                                   "/etc/numatune/boot.conf. numatune-boot.service (or the SysV script "
-                                   "numatune-boot) runs it early at boot; apply installs and enables the unit "
-                                   "when it keeps such a value. Reads no policy. Exit status: 0 done, 1 a "
-                                   "setting failed (the others are still written).")
+                                   "/etc/numatune/boot.conf; then plan again, on this boot's facts (its IRQ "
+                                   "numbers, its cpufreq policies), the live-only settings of the last apply "
+                                   "(irq_affinity, a governor or C-state limit nothing else keeps) from the "
+                                   "policy copy in /etc/numatune/boot-replay.json, and apply them as a "
+                                   "transaction that history and revert see. numatune-boot.service (or the "
+                                   "SysV script numatune-boot) runs it early at boot; apply installs and "
+                                   "enables the unit when it keeps such a value. Reads no policy file: a "
+                                   "policy edited since the last apply is not picked up. Exit status: 0 done, "
+                                   "1 a setting failed (the others are still written).")
     p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
     p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")

@@ -301,10 +301,13 @@ def cmd_check(args):
 
 
 def cmd_boot(args):
-    from numatune.apply import bootfile
+    from numatune.apply import bootfile, replay
     root = _root(args, writes=True)
     engine.require_write_access(root)
-    return 1 if bootfile.run(root) else 0
+    # The fixed values first (HugePages per node before memory fragments), then the live settings planned anew.
+    failed = bootfile.run(root)
+    failed += replay.run(root)
+    return 1 if failed else 0
 
 
 def cmd_snapshot(args):

@@ -88,6 +88,12 @@ class Change:
     # How bad the drift is while the change is not made ("" : the report's
     # default for its scope). A queue setting off target costs speed only: "warning".
     drift_severity: str = ""
+    # A live change that no file keeps and whose targets are found anew each
+    # boot (IRQ numbers, cpufreq policies): apply keeps the policy and this
+    # key for the boot unit, and `numatune boot` re-plans on that boot's facts
+    # and applies the live changes carrying the same key. The key names what
+    # stays the same across boots (a device, a knob), never an IRQ number.
+    boot_key: str = ""
 
     def to_json(self):
         # Field by field: asdict() deep-copies every Write only for it to be

@@ -275,6 +275,9 @@ def test_cgroup_v2_enables_the_controller_and_writes_a_slice(linked, cli, tmp_pa
     assert "cpuset" in (root / "sys/fs/cgroup/cgroup.subtree_control").read_text().split()
     unit = (root / "etc/systemd/system/oracle.slice").read_text()
     assert "AllowedCPUs=%s\n" % _node_cpulist(root, 3) in unit and "AllowedMemoryNodes=3\n" in unit
+    # A slice nothing wants is never started at boot (the lab's reboot test): slices.target wants it.
+    wants = (root / "etc/systemd/system/slices.target.d/numatune-oracle.conf").read_text()
+    assert "[Unit]\nWants=oracle.slice\n" in wants
     assert plan_json(cli, root, pol)["changes"] == []
     assert cli("revert", "--last", "--root", root)[0] == 0
     assert tree_digest(root) == before

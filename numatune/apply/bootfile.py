@@ -1,10 +1,12 @@
-"""`numatune boot`: write again what /etc/numatune/boot.conf holds (the
-format: numatune.facts.bootfile). Runs without a policy, a plan or a
-journal: it restores what an applied transaction left, it decides nothing."""
+"""`numatune boot`, first half: write again what /etc/numatune/boot.conf
+holds (the format: numatune.facts.bootfile). Runs without a policy, a plan
+or a journal: it restores what an applied transaction left, it decides
+nothing. The second half (numatune.apply.replay) plans again what no value
+line can hold."""
 import os
 import sys
 
-from numatune.facts.bootfile import PATH, parse
+from numatune.facts.bootfile import PATH, REPLAY_PATH, parse
 
 
 def run(root, out=None):
@@ -15,7 +17,8 @@ def run(root, out=None):
     out = out or sys.stdout
     text = root.read_text(PATH)
     if text is None:
-        out.write("numatune boot: %s does not exist: nothing to restore\n" % PATH)
+        if not root.exists(REPLAY_PATH):
+            out.write("numatune boot: neither %s nor %s exists: nothing to restore\n" % (PATH, REPLAY_PATH))
         return 0
     failed = 0
     for path, value in parse(text):

@@ -48,3 +48,44 @@ def set_line(text, path, value):
             out[-1] += "\n"
         out.append("%s = %s\n" % (path, value))
     return "".join(out)
+
+
+# What no value line can hold: a live change whose targets differ at each boot
+# (IRQ numbers). apply keeps, per family, a copy of the policy it applied and
+# the keys (``Change.boot_key``) of the live changes no file keeps; `numatune
+# boot` plans that policy again on the new boot's facts and applies only the
+# live changes that carry those keys. JSON, written sorted and indented so a
+# rewrite with the same content is byte for byte the same file.
+REPLAY_PATH = "/etc/numatune/boot-replay.json"
+REPLAY_NOTE = ("Written by `numatune apply`; `numatune boot` re-plans each family's policy copy on the boot's own "
+               "facts and applies its live changes with these keys. `numatune revert` puts this file back.")
+
+
+def parse_replay(text):
+    """{family: {"keys": [...], "policy": {...}}}; {} for no file or a file
+    that is not ours (an edit by hand that broke it: boot then redoes nothing)."""
+    import json
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    families = data.get("families") if isinstance(data, dict) else None
+    if not isinstance(families, dict):
+        return {}
+    return {name: entry for name, entry in families.items()
+            if isinstance(entry, dict) and isinstance(entry.get("keys"), list)
+            and isinstance(entry.get("policy"), dict)}
+
+
+def set_replay(text, family, keys, policy):
+    """``text`` with ``family``'s entry set (``keys`` empty: removed); None
+    (no file) when no family is left."""
+    import json
+    families = parse_replay(text)
+    if keys:
+        families[family] = {"keys": sorted(set(keys)), "policy": policy}
+    else:
+        families.pop(family, None)
+    if not families:
+        return None
+    return json.dumps({"note": REPLAY_NOTE, "version": 1, "families": families}, indent=1, sort_keys=True) + "\n"

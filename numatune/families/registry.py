@@ -46,7 +46,7 @@ BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "ke
 DECLARED = (
     # The boot path for values no other file keeps (numatune.facts.bootfile): no table, read for the families
     # that persist through it.
-    Declared("bootunit", ("memory",), editors=("boot_value", "boot_unit", "boot_wants")),
+    Declared("bootunit", ("memory",), editors=("boot_value", "boot_replay", "boot_unit", "boot_wants")),
     Declared("sysctl", ("kernel", "memory", "network"), ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
     # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
     # Without a bootloader file it knows, THP is kept by the boot file (bootunit).
@@ -55,12 +55,14 @@ DECLARED = (
     # Reads the Oracle instances' needs: a pool is never shrunk below them.
     # Per-node pools are kept at boot by the boot file (the bootunit family).
     Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit")),
-    Declared("cpu", ("cpu",), ("cpu",), needs=("boot",)),
-    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set"), write_kinds=("cgroup",)),
+    # A governor or C-state limit nothing else keeps is planned again at boot through the replay file (bootunit).
+    Declared("cpu", ("cpu",), ("cpu",), needs=("boot", "bootunit")),
+    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
     # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.
     Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",),
              runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
-    Declared("network", ("network",), ("net", "bond"),
+    # IRQ affinity is planned again at each boot through the replay file (bootunit).
+    Declared("network", ("network",), ("net", "bond"), needs=("bootunit",),
              editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("storage",), ("block",), editors=("block_udev_rules", "multipath_section"),

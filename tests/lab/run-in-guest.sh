@@ -15,6 +15,8 @@
 #   LAB_VSCSI=1       also attach a virtio-scsi HBA with two scsi-hd LUNs backed by
 #                     the same image with the same WWN (a second multipath shape)
 #   LAB_NIC=1         also attach a virtio-net PCIe NIC on the last NUMA node (pxb-pcie), MSI-X IRQs
+#   LAB_STATE=DIR     a host directory kept across boots, at /run/lab/state in the guest; a DIR/etc.tar is
+#                     unpacked onto the guest's / before udev starts (the reboot test's second boot)
 #   LAB_DEBUG=1       drop to a shell on the console if the guest init fails
 #   LAB_ACCEL=kvm|tcg LAB_ACCEL_OPTS LAB_CPU LAB_KERNEL LAB_BIOS LAB_APPEND (expert overrides)
 #   LAB_TIMEOUT=SECS  kill the guest after SECS (exit status 124)
@@ -81,17 +83,18 @@ if [ "${LAB_NIC:-0}" = 1 ]; then
     -device pcie-root-port,id=rp1,bus=pxb1,chassis=1,slot=1
     -netdev user,id=n1,restrict=on -device virtio-net-pci,netdev=n1,bus=rp1,mac=52:54:00:4c:41:42,vectors=6)
 fi
+STATE=(); [ -n "${LAB_STATE:-}" ] && STATE=(-virtfs "local,path=$LAB_STATE,mount_tag=state,security_model=none,multidevs=remap")
 if [ -n "${LAB_CONSOLE:-}" ]; then SERIAL=(-serial file:/dev/stderr); else SERIAL=(-serial "file:$RUN/console.log"); fi
 
 TMO=(); [ -n "${LAB_TIMEOUT:-}" ] && TMO=(timeout "$LAB_TIMEOUT")
 "${TMO[@]}" qemu-system-x86_64 -machine q35 -accel $ACCEL$ACCEL_OPTS $CPU -m "${MEM}M" \
   -smp $((NODES*CPN)),sockets=$NODES,cores=$CPN,threads=1 "${numa[@]}" \
   "${BIOS[@]}" -kernel "$KERNEL" -initrd "$LAB/initrd.gz" \
-  -append "console=ttyS0 quiet panic=-1 $FAST ${LAB_APPEND:-} lab.dir=$LAB lab.udev=${LAB_UDEV:-0} lab.modules=$MODS lab.coldplug=${LAB_COLDPLUG:-0} lab.debug=${LAB_DEBUG:-0}" \
+  -append "console=ttyS0 quiet panic=-1 $FAST ${LAB_APPEND:-} lab.dir=$LAB lab.udev=${LAB_UDEV:-0} lab.modules=$MODS lab.coldplug=${LAB_COLDPLUG:-0} lab.debug=${LAB_DEBUG:-0} lab.state=$([ -n "${LAB_STATE:-}" ] && echo 1 || echo 0)" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs "local,path=$LAB/extra,mount_tag=extra,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=$RUN,mount_tag=share,security_model=none,multidevs=remap" \
-  "${extra[@]}" -nodefaults -display none -monitor none "${SERIAL[@]}" -no-reboot &
+  "${STATE[@]}" "${extra[@]}" -nodefaults -display none -monitor none "${SERIAL[@]}" -no-reboot &
 QPID=$!
 # stream the command's output while the guest runs (the share is cache=none)
 tail -q -n +1 -F -s 0.1 --pid=$QPID "$RUN/stdout" 2>/dev/null &

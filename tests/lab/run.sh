@@ -1,8 +1,9 @@
 #!/bin/bash
 # Usage: tests/lab/run.sh [PYTEST ARGS]   (e.g. -v, -k cpuset)
-# Runs the lab tests (tests/lab/test_*.py) inside ONE boot of a QEMU guest with a real
+# Runs the lab tests (tests/lab/test_*.py) inside one boot of a QEMU guest with a real
 # multi-node kernel (Debian's 6.1, 2 NUMA nodes, 4 vCPUs, udevd), using this checkout's
-# .venv, and streams pytest's output; pytest's exit status is ours. The guest image is
+# .venv, and streams pytest's output; pytest's exit status is ours. When the reboot test's
+# first half ran, a second boot on what it kept in /etc runs its second half (test_lab_reboot.py). The guest image is
 # built once by setup.sh into $LAB (default /var/tmp/numatune-lab, outside the repo)
 # and rebuilt when setup.sh or guest-init change.
 # Where QEMU cannot run (not x86_64, not root, no qemu and no apt-get to install it)
@@ -32,13 +33,42 @@ if [ ! -f "$LAB/initrd.gz" ] || [ "$(cat "$LAB/stamp" 2>/dev/null)" != "$stamp" 
 fi
 
 # The command the guest runs: pytest over the lab modules (named explicitly: the main
-# suite's norecursedirs skips tests/lab), in the repo, with the project's interpreter.
+# suite's norecursedirs skips tests/lab), in the repo, with the project's interpreter. The reboot test's first
+# boot goes last: it leaves its changes applied for the second boot.
 args=""
 for a in "$@"; do args+=" $(printf '%q' "$a")"; done
+mods=""
+for m in "$HERE"/test_lab_*.py; do [ "${m##*/}" = test_lab_reboot.py ] || mods+=" tests/lab/${m##*/}"; done
+py=$(printf '%q' "$REPO/.venv/bin/python")
 # The guest's / shows this machine's / as it changes: its own tmpfs /var/lib/numatune keeps journals of
 # numatune runs here (another test run, half done) out of the guest's history.
-cmd="mkdir -p /var/lib/numatune && mount -t tmpfs -o mode=700 numatune-lab /var/lib/numatune"
-cmd+=" && cd $(printf '%q' "$REPO") && NUMATUNE_LAB=guest NO_COLOR=1 $(printf '%q' "$REPO/.venv/bin/python") -m pytest -o addopts="""
-cmd+=" -p no:cacheprovider tests/lab/test_*.py$args"
-# udevd for the persistence tests, a NIC on node 1 for the IRQ test; the whole lab run must end within 10 minutes.
-LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-600} exec "$HERE/run-in-guest.sh" "$cmd"
+journal="mkdir -p /var/lib/numatune && mount -t tmpfs -o mode=700 numatune-lab /var/lib/numatune"
+pytest="NUMATUNE_LAB=guest NO_COLOR=1 $py -m pytest -o addopts=\"\" -p no:cacheprovider"
+repo=$(printf '%q' "$REPO")
+# The reboot test keeps the first boot's /etc here for the second (guest-init unpacks its etc.tar).
+STATE=$(mktemp -d "$LAB/state.XXXXXX")
+trap 'rm -rf "$STATE"' EXIT
+# udevd for the persistence tests, a NIC on node 1 for the IRQ test; each boot must end within LAB_TIMEOUT.
+export LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-900} LAB_STATE=$STATE
+t0=$SECONDS
+set +e
+"$HERE/run-in-guest.sh" "$journal && cd $repo && $pytest$mods tests/lab/test_lab_reboot.py$args"
+rc=$?
+set -e
+echo "lab: boot 1 took $((SECONDS - t0)) s"
+[ -f "$STATE/etc.tar" ] || exit "$rc"
+
+# The second boot: the first's /etc is back before udev starts, its journal in /var/lib/numatune; bootpath.py
+# replays what a host runs at boot; then only the reboot test's second half.
+echo "lab: boot 2 on what boot 1 kept in /etc (test_lab_reboot.py)"
+t0=$SECONDS
+replay="$py tests/lab/bootpath.py /run/lab/state > /run/lab/bootpath.log 2>&1; echo \$? > /run/lab/bootpath.rc"
+replay+="; cat /run/lab/bootpath.log"
+set +e
+"$HERE/run-in-guest.sh" "$journal && tar -xf /run/lab/state/journal.tar -C / && cd $repo && $replay;"\
+" cd $repo && NUMATUNE_LAB_BOOT=2 $pytest tests/lab/test_lab_reboot.py$args"
+rc2=$?
+set -e
+echo "lab: boot 2 took $((SECONDS - t0)) s"
+[ "$rc" != 0 ] && exit "$rc"
+exit "$rc2"

@@ -31,9 +31,11 @@ Description=Restore the settings numatune applied that no other file keeps
 Documentation=man:numatune(8)
 DefaultDependencies=no
 After=local-fs.target systemd-sysctl.service systemd-modules-load.service
+After=systemd-udev-trigger.service systemd-udev-settle.service
 Before=sysinit.target shutdown.target {oracle}
 Conflicts=shutdown.target
-ConditionPathExists={conf}
+ConditionPathExists=|{conf}
+ConditionPathExists=|{replay}
 
 [Service]
 Type=oneshot
@@ -52,7 +54,7 @@ Wants=numatune-boot.service
 
 
 def unit_text(exec_path):
-    return UNIT_TEXT.format(oracle=ORACLE_UNITS, conf=bootfile.PATH, exec=exec_path)
+    return UNIT_TEXT.format(oracle=ORACLE_UNITS, conf=bootfile.PATH, replay=bootfile.REPLAY_PATH, exec=exec_path)
 
 
 def this_numatune():
@@ -71,26 +73,33 @@ def read(root, data):
     # RHEL/OL 6 (kernel 2.6.32) boots with SysV init; a capture may hold no /etc/rc.d at all.
     release = root.read_value("/proc/sys/kernel/osrelease") or ""
     sysv = not systemd and (root.isdir("/etc/rc.d/init.d") or release.startswith("2."))
+    # A unit an older apply wrote ran only for boot.conf: its text says whether it runs for the replay file too.
+    own = root.read_text(OWN_UNIT) if unit == OWN_UNIT else None
     return {"values": dict(bootfile.parse(text)), "unit": unit, "wants": root.read_text(WANTS),
-            "init": "sysv" if sysv else "systemd", "sysv_script": root.exists(SYSV)}
+            "init": "sysv" if sysv else "systemd", "sysv_script": root.exists(SYSV),
+            "old_unit": own is not None and bootfile.REPLAY_PATH not in own,
+            "replay": bootfile.parse_replay(root.read_text(bootfile.REPLAY_PATH))}
 
 
 def diff(data, facts):
     return ()
 
 
-def mechanism(mine):
-    """How the boot file is run at boot, for the report: what `check` names."""
+def mechanism(mine, path=bootfile.PATH):
+    """How the boot file (or ``path``) is run at boot, for the report: what `check` names."""
     if mine["init"] == "sysv":
-        return "the SysV script numatune-boot (%s)" % bootfile.PATH
-    return "%s (%s)" % (UNIT, bootfile.PATH)
+        return "the SysV script numatune-boot (%s)" % path
+    return "%s (%s)" % (UNIT, path)
 
 
-def _install(mine):
+def install(mine, replay=False):
+    """The writes that install and enable the unit (none on SysV, where the
+    RPM's script is the runner). ``replay``: it must also run for the replay
+    file, which a unit an older apply wrote does not."""
     if mine["init"] == "sysv":
         return []
     out = []
-    if mine["unit"] is None:
+    if mine["unit"] is None or (replay and mine.get("old_unit")):
         out.append(Write(kind="file", path=OWN_UNIT, editor="boot_unit", args={}))
     if mine["wants"] != WANTS_TEXT:
         out.append(Write(kind="file", path=WANTS, editor="boot_wants", args={}))
@@ -106,7 +115,7 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
     have = mine["values"].get(path)
     writes = [] if have == value else [Write(kind="file", path=bootfile.PATH, editor="boot_value",
                                              args={"path": path, "value": value})]
-    writes += _install(mine)
+    writes += install(mine)
     if not writes:
         yield Compliant(change_id, "%s = %s at boot" % (target, value), area, kept_by=mechanism(mine))
     else:
@@ -114,14 +123,24 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
                      scope="persistent", rule=rule, why=why,
                      action="keep in %s, run at boot by %s" % (bootfile.PATH, UNIT),
                      writes=writes, drift_severity=drift_severity)
-    if first and mine["init"] == "sysv" and not mine["sysv_script"]:
+    if first:
+        yield from no_runner(mine, area, rule)
+
+
+def no_runner(mine, area, rule, path=bootfile.PATH):
+    """A finding when nothing would run `numatune boot` on this SysV host."""
+    if mine["init"] == "sysv" and not mine["sysv_script"]:
         yield Finding(id="bootunit.no-sysv-script", severity="warning", area=area, target=SYSV, rule=rule,
-                      message="%s is missing: nothing runs %s at boot on this SysV host" % (SYSV, bootfile.PATH),
+                      message="%s is missing: nothing runs %s at boot on this SysV host" % (SYSV, path),
                       why="install the numatune RPM (its %post runs `chkconfig --add numatune-boot`)")
 
 
 def boot_value(text, path, value):
     return bootfile.set_line(text, path, value)
+
+
+def boot_replay(text, family, keys, policy):
+    return bootfile.set_replay(text, family, keys, policy)
 
 
 def boot_unit(text):
@@ -132,7 +151,7 @@ def boot_wants(text):
     return WANTS_TEXT
 
 
-EDITORS = {"boot_value": boot_value, "boot_unit": boot_unit, "boot_wants": boot_wants}
+EDITORS = {"boot_value": boot_value, "boot_replay": boot_replay, "boot_unit": boot_unit, "boot_wants": boot_wants}
 
 
 def facts_lines(facts):

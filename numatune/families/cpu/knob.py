@@ -8,6 +8,8 @@ planned through the bootloader helpers of the cmdline family.
 import re
 
 from numatune.errors import BootConfigError
+from numatune.facts import routes
+from numatune.families import bootunit
 from numatune.families.cpu import facts as cpupower
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
@@ -23,6 +25,8 @@ POLICY = {
 }
 # The kernel argument that caps C-states for each idle driver.
 BOOT_PARAM = {"intel_idle": "intel_idle.max_cstate", "acpi_idle": "processor.max_cstate"}
+# The live changes' boot keys by the rule a Compliant carries.
+LIVE = {"cpu.governor": "cpu.governor", "cpu.max_cstate": "cpu.cstates"}
 # These drivers run their own governor-less algorithm: cpufreq.default_governor does not apply.
 SETPOLICY_DRIVERS = ("intel_pstate", "amd-pstate-epp")
 
@@ -46,10 +50,21 @@ def diff(data, facts):
         return
     mine = facts[NAME]
     why = cpu.get("why", "")
+    items, keys = [], []
     if "governor" in cpu:
-        yield from _governor(cpu["governor"], why, mine, facts, data)
+        items += _governor(cpu["governor"], why, mine, facts, data, keys)
     if "max_cstate" in cpu:
-        yield from _cstates(cpu["max_cstate"], why, mine, facts, data)
+        items += _cstates(cpu["max_cstate"], why, mine, facts, data, keys)
+    # What nothing else keeps at boot is planned again there by the boot unit, on that boot's CPUs.
+    kept = bootunit.kept_by(facts, NAME, keys, data)
+    for item in items:
+        if isinstance(item, Change) and item.id in keys:
+            item.boot_key = item.id
+        elif isinstance(item, Compliant) and LIVE.get(item.rule) in keys:
+            item.kept_by = kept
+    yield from items
+    yield from bootunit.keep(facts, NAME, keys, data, "cpu.boot-replay", "cpu",
+                             rule=",".join(r for r, k in sorted(LIVE.items()) if k in keys), why=why)
     for holder in mine["dma_latency"]:
         yield _finding("pm-qos:%d" % holder["pid"], "info" if "max_cstate" not in cpu else "warning",
                        "%s (pid %d) holds %s open: its PM QoS latency request limits C-states too, whatever "
@@ -58,7 +73,23 @@ def diff(data, facts):
                        "cpu.max_cstate", cpupower.DMA_LATENCY)
 
 
-def _governor(desired, why, mine, facts, data):
+def _routed(items):
+    """Whether a boot argument keeps the value: planned, in place or waiting
+    for the reboot (or left to the policy's own [kernel.cmdline]: no items)."""
+    return not any(isinstance(i, Finding) and i.id.startswith(("cpu.boot-unknown:", "cpu.boot-cannot-edit:"))
+                   for i in items)
+
+
+def _by_tuned(facts, key):
+    """A tuned profile keeps ``key`` (numatune's child profile carries [cpu])."""
+    return routes.route(facts, "cpu", key) is not None
+
+
+def _governor(desired, why, mine, facts, data, keys):
+    return list(_governor_items(desired, why, mine, facts, data, keys))
+
+
+def _governor_items(desired, why, mine, facts, data, keys):
     freq = mine["cpufreq"]
     rule = "cpu.governor"
     if not freq["policies"]:
@@ -81,16 +112,28 @@ def _governor(desired, why, mine, facts, data):
                              for p in wrong])
     else:
         yield Compliant(rule, "governor %s on every CPU" % desired, "cpu")
-    if freq["driver"] in SETPOLICY_DRIVERS:
-        yield _finding("governor-boot", "info", "%s picks its policy at boot itself: the governor is set live "
-                                                "only (tuned or a unit must set it again after a reboot)"
-                       % freq["driver"], rule)
+    if _by_tuned(facts, "governor"):
         return
-    if _kernel_at_least(facts["host"]["release"], (5, 9)):
-        yield from _boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data)
+    if freq["driver"] in SETPOLICY_DRIVERS:
+        keys.append("cpu.governor")
+        yield _finding("governor-boot", "info", "%s picks its policy at boot itself: the governor is set live, "
+                                                "and `numatune boot` (numatune-boot.service) sets it again at "
+                                                "each boot" % freq["driver"], rule)
+        return
+    if not _kernel_at_least(facts["host"]["release"], (5, 9)):
+        keys.append("cpu.governor")  # no cpufreq.default_governor= before 5.9
+        return
+    boot = list(_boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data))
+    if not _routed(boot):
+        keys.append("cpu.governor")
+    yield from boot
 
 
-def _cstates(limit, why, mine, facts, data):
+def _cstates(limit, why, mine, facts, data, keys):
+    return list(_cstates_items(limit, why, mine, facts, data, keys))
+
+
+def _cstates_items(limit, why, mine, facts, data, keys):
     idle = mine["cpuidle"]
     rule = "cpu.max_cstate"
     if idle["driver"] is None:
@@ -112,13 +155,19 @@ def _cstates(limit, why, mine, facts, data):
                          writes=writes)
         else:
             yield Compliant(rule, "no cpuidle state deeper than state%d is enabled" % limit, "cpu")
+    if idle["driver"] is None or _by_tuned(facts, "max_cstate"):
+        return
     param = BOOT_PARAM.get(idle["driver"])
     if param is None:
-        if idle["driver"] is not None:
-            yield _finding("no-boot-cstate", "info", "the %s idle driver has no max_cstate boot argument: the "
-                                                     "limit is live only" % idle["driver"], rule)
+        keys.append("cpu.cstates")
+        yield _finding("no-boot-cstate", "info", "the %s idle driver has no max_cstate boot argument: the "
+                                                 "limit is set live, and `numatune boot` (numatune-boot.service) "
+                                                 "sets it again at each boot" % idle["driver"], rule)
         return
-    yield from _boot_arg("%s=%d" % (param, limit), why, rule, facts, data)
+    boot = list(_boot_arg("%s=%d" % (param, limit), why, rule, facts, data))
+    if not _routed(boot):
+        keys.append("cpu.cstates")
+    yield from boot
 
 
 def _kernel_at_least(release, version):

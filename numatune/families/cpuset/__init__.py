@@ -21,6 +21,7 @@ FAMILY = Family(
         ("/etc", r"^cgconfig\.conf$", False),
         ("/etc/cgconfig.d", r"\.conf$", False),
         ("/etc/systemd/system", r"\.slice$", False),
+        ("/etc/systemd/system/slices.target.d", r"^numatune-.*\.conf$", False),
     ), keep=(r"cpuset\.[a-z_.]+", r"tasks", r"cgroup\.(procs|controllers|subtree_control)")),
     recommend=_recommend,
 )

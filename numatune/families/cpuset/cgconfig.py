@@ -203,4 +203,26 @@ def slice_set(text, settings, description=""):
     return "".join(out)
 
 
-EDITORS = {"cgconfig_group": cgconfig_group, "slice_set": slice_set}
+# A slice unit file alone starts nothing: systemd creates a slice's cgroup when something starts the slice, and
+# only what slices.target wants is started at every boot (systemd.special(7): "slice units ... that shall always be
+# active after boot"). A drop-in that wants it, as `systemctl enable` of WantedBy=slices.target would, is a file
+# apply journals and revert removes (no symlink to manage), like numatune-boot.service's.
+SLICE_WANTS_DIR = "/etc/systemd/system/slices.target.d"
+SLICE_WANTS_TEXT = """\
+# Written by `numatune apply`: starts {unit} at every boot, so its cgroup and cpuset
+# exist before the database starts (revert removes this file).
+[Unit]
+Wants={unit}
+"""
+
+
+def slice_wants_path(unit):
+    return "%s/numatune-%s.conf" % (SLICE_WANTS_DIR, unit[:-len(".slice")])
+
+
+def slice_wants(text, unit):
+    """Editor: the slices.target drop-in that starts ``unit`` at boot."""
+    return SLICE_WANTS_TEXT.format(unit=unit)
+
+
+EDITORS = {"cgconfig_group": cgconfig_group, "slice_set": slice_set, "slice_wants": slice_wants}

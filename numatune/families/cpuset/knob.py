@@ -83,10 +83,11 @@ def read(root, data):
     out = cgroups.read(root, names)
     out["slices"] = {}
     for name in names:
-        path = "%s/%s" % (SLICE_DIR, name if name.endswith(".slice") else name + ".slice")
-        text = root.read_text(path)
-        if text is not None:
-            out["slices"][path] = text
+        unit = name if name.endswith(".slice") else name + ".slice"
+        for path in ("%s/%s" % (SLICE_DIR, unit), cgconfig.slice_wants_path(unit)):
+            text = root.read_text(path)
+            if text is not None:
+                out["slices"][path] = text
     return out
 
 
@@ -321,19 +322,26 @@ def _persist(spec, cpus, mems, mine):
                                                           "the cpuset is live only and is gone after a reboot")
         return
     if mode == "systemd":
-        path = "%s/%s" % (SLICE_DIR, name if name.endswith(".slice") else name + ".slice")
+        unit = name if name.endswith(".slice") else name + ".slice"
+        path, wants = "%s/%s" % (SLICE_DIR, unit), cgconfig.slice_wants_path(unit)
         want = {"AllowedCPUs": format_cpulist(cpus), "AllowedMemoryNodes": format_cpulist(mems)}
         have = cgconfig.parse_unit(mine.get("slices", {}).get(path)).get("Slice", {})
-        if all(have.get(k) == v for k, v in want.items()):
+        writes = [] if all(have.get(k) == v for k, v in want.items()) else [
+            Write(kind="file", path=path, editor="slice_set",
+                  args={"settings": want, "description": "numatune cpuset " + name})]
+        # Found in the lab's reboot: a slice nothing wants is not started at boot, so its cpuset was gone.
+        if mine.get("slices", {}).get(wants) != cgconfig.SLICE_WANTS_TEXT.format(unit=unit):
+            writes.append(Write(kind="file", path=wants, editor="slice_wants", args={"unit": unit}))
+        if not writes:
             yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, want), "cpu",
-                            kept_by="systemd slice file %s" % path)
+                            kept_by="systemd slice file %s, started by slices.target (%s)" % (path, wants))
             return
         yield Change(id="cpuset.persist:" + name, area="cpu", target=path,
-                     current=" ".join("%s=%s" % (k, have[k]) for k in want if k in have) or None,
+                     current=" ".join(["%s=%s" % (k, have[k]) for k in want if k in have]
+                                      + ["(not started at boot)"] * bool(have and writes[-1].path == wants)) or None,
                      desired=" ".join("%s=%s" % kv for kv in want.items()), scope="persistent",
-                     action="set AllowedCPUs/AllowedMemoryNodes in the slice", why=why, rule="cpuset",
-                     writes=[Write(kind="file", path=path, editor="slice_set",
-                                   args={"settings": want, "description": "numatune cpuset " + name})])
+                     action="set AllowedCPUs/AllowedMemoryNodes in the slice, started at boot by slices.target",
+                     why=why, rule="cpuset", writes=writes)
         return
     if isinstance(uid, str):
         uid = gid = None

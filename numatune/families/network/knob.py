@@ -10,6 +10,7 @@ window by default (see :mod:`numatune.apply.confirm`).
 """
 import fnmatch
 
+from numatune.families import bootunit
 from numatune.families.network import netconf
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.network import facts as facts_net
@@ -141,6 +142,10 @@ def diff(data, facts):
     if not net:
         return
     wanted = wanted_by_interface(data, net)
+    # IRQ affinity is live only (IRQ numbers change between boots): the boot unit plans it again at each boot.
+    boot_keys = sorted(_irq_key(name) for name, (_, irq, _, _) in wanted.items()
+                       if irq and _irq_target(net["interfaces"][name], facts["topology"]))
+    kept = bootunit.kept_by(facts, NAME, boot_keys, data)
     for i, rule in enumerate(data.get("net", [])):
         rid = "net[%d]" % i
         if not any(rid in w[3] for w in wanted.values()):
@@ -164,7 +169,9 @@ def diff(data, facts):
         elif supported:
             yield from _persist(name, info, supported, why, rules)
         if irq:
-            yield from _irq_affinity(name, info, facts["topology"], why, rules, net)
+            yield from _irq_affinity(name, info, facts["topology"], why, rules, net, kept)
+    irq_rules = sorted({r for _, irq, _, rules in wanted.values() if irq for r in rules})
+    yield from bootunit.keep(facts, NAME, boot_keys, data, "net.irq.boot", "network", rule=",".join(irq_rules))
     yield from net_bond.diff(data, net, _confirm_needed)
     yield from net_findings.findings(data, net, facts["topology"], wanted)
 
@@ -283,7 +290,19 @@ def _persist(name, info, want, why, rules):
                  why=why, rule=",".join(rules), writes=[write])
 
 
-def _irq_affinity(name, info, topology, why, rules, net):
+def _irq_key(name):
+    return "net.irq:%s" % name
+
+
+def _irq_target(info, topology):
+    """The CPUs of the interface's node when its IRQs can be placed there (None otherwise)."""
+    node = info.get("numa_node")
+    if node is None or node < 0 or not info["irqs"]:
+        return None
+    return (topology["nodes"].get(str(node)) or {}).get("cpus") or None
+
+
+def _irq_affinity(name, info, topology, why, rules, net, kept=""):
     rule = ",".join(rules)
     node = info.get("numa_node")
     if node is None or node < 0:
@@ -305,8 +324,9 @@ def _irq_affinity(name, info, topology, why, rules, net):
                       message="irqbalance is running and will move %s's IRQs again: it fights irq_affinity "
                               "(stop it, or ban these IRQs with IRQBALANCE_ARGS=--banirq)" % name)
     yield Finding(id="net.irq.boot:%s" % name, severity="info", area="network", target=name, rule=rule,
-                  message="%s: IRQ numbers change between boots, so irq_affinity is set live only; "
-                          "re-run `numatune apply --live-only` at boot to keep it" % name)
+                  message="%s: IRQ numbers change between boots, so irq_affinity is set live, and `numatune "
+                          "boot` (numatune-boot.service, or the SysV script numatune-boot) plans it again at "
+                          "each boot on that boot's IRQs" % name)
     for i, (irq, state) in enumerate(sorted(info["irqs"].items(), key=lambda kv: int(kv[0]))):
         affinity = state.get("affinity")
         path = "/proc/irq/%s/smp_affinity_list" % irq
@@ -314,13 +334,13 @@ def _irq_affinity(name, info, topology, why, rules, net):
             continue
         if affinity and set(affinity) <= set(cpus):
             yield Compliant("net.irq:%s:%s" % (name, irq), "%s IRQ %s on node %d (CPUs %s)"
-                            % (name, irq, node, format_cpulist(affinity)), "network")
+                            % (name, irq, node, format_cpulist(affinity)), "network", kept_by=kept)
             continue
         # Spread over the node: IRQ i on the node's i-th CPU.
         cpu = str(cpus[i % len(cpus)])
         yield Change(id="net.irq:%s:%s" % (name, irq), area="network", target="%s IRQ %s" % (name, irq),
                      current=format_cpulist(affinity), desired=cpu, scope="live", rule=rule, why=why,
-                     action="write %s" % path,
+                     action="write %s" % path, boot_key=_irq_key(name),
                      writes=[Write(kind="value", path=path, value=cpu, format="plain")])
 
 

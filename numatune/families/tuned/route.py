@@ -179,7 +179,13 @@ def resolve(data, facts):
                 if option in options:
                     block["%d.%s" % (i, attr)] = {"by": "tuned profile %s (%s)" % (CHILD, child_path(mine)),
                                                   "kept": False}
-    out["routes"] = {"sysctl": sysctl, "kernel": kernel, "block": block}
+    cpu = {}
+    wanted = data.get("cpu") or {}
+    for key, option in (("governor", "governor"), ("max_cstate", "force_latency")):
+        if wanted.get(key) and route == "profile":
+            # The child's [cpu] (sections() above): tuned sets it again when it starts, so the boot unit need not.
+            cpu[key] = {"by": "tuned profile %s (%s)" % (CHILD, child_path(mine)), "kept": False}
+    out["routes"] = {"sysctl": sysctl, "kernel": kernel, "block": block, "cpu": cpu}
     if route == "profile":
         out["parent"] = " ".join(mine["parent"])
         out["units"] = sections(data, facts)
