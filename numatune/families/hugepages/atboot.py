@@ -28,10 +28,12 @@ Routes that keep a per-node placement at boot:
   spread of vm.nr_hugepages: any kernel with per-node pools (RHEL 6's
   2.6.32, RHEL 7's 3.10), default page size only.
 - ``spread``: nothing places them; the next boot gets the kernel's spread.
-  1 GiB pages are allocated at boot (``hugepagesz=1G hugepages=N``): the
-  kernel allocates gigantic pages at runtime only since Linux 3.16, and only
-  where that much contiguous memory is still free, so before 5.16 they are
-  spread evenly at boot whatever the live placement.
+  1 GiB pages are allocated at boot (``hugepagesz=1G hugepages=N``):
+  gigantic pages were boot-only until commit 944d9fec8d7a ("hugetlb: add
+  support for gigantic page allocation at runtime"), and at runtime they
+  need that much contiguous memory still free (found by scanning the zones,
+  not from the buddy allocator), so before 5.16 they are spread evenly at
+  boot whatever the live placement.
 """
 from numatune.families.hugepages.placement import distribute
 from numatune.families.sysctl.support import parse_release
