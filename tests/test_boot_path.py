@@ -220,3 +220,20 @@ def test_an_older_kernel_on_the_same_bootloader_uses_the_boot_file(tmp_path, cli
     ids = {c["id"] for c in plan["changes"]}
     assert "hugepages.boot:node7:2048kB" in ids
     assert not [i for i in ids if i.startswith("cmdline.add:hugepages")]
+
+
+def test_rhel7_with_a_grub_cfg_numatune_edits_still_uses_the_boot_file(tmp_path, cli):
+    """RHEL 7's 3.10 takes no node format, even where numatune edits the
+    bootloader (the real RHEL 7 grub.cfg of tests/data/grub): the boot file
+    keeps node 7, and a boot simulated on the copy gives it back."""
+    root = _eight_nodes(tmp_path, "systemd")
+    write(root, "/boot/grub2/grub.cfg", (GRUB / "boot/grub2/grub.cfg.rhel7").read_text())
+    write(root, "/proc/cmdline", (GRUB / "proc/cmdline.rhel7").read_text())
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", "oracle-hugepages", "--confirm-within", "0")
+    assert status == 0, out + err
+    assert "hugepages=" not in (root / "boot/grub2/grub.cfg").read_text()
+    after_apply = _nodes(root)
+    assert after_apply["7"] - 255 >= 15745
+    _boot_spread(root)
+    assert cli("boot", "--root", root)[0] == 0
+    assert _nodes(root) == after_apply
