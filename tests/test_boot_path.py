@@ -203,6 +203,12 @@ def test_linux_5_16_keeps_node_7_through_the_bootloader(tmp_path, cli):
     assert after_apply["7"] - 255 >= 15745
     assert not (root / "etc/numatune/boot.conf").exists()
     assert not (root / "etc/systemd/system/numatune-boot.service").exists()
+    # Persisted by the bootloader; the pools are right live, so no reboot is pending for them.
+    report = json.loads(cli("check", "--root", root, "--policy", "oracle-hugepages", "--format", "json")[1])
+    kept = {r["rule"]: r["kept_by"] for r in report["compliant"]}
+    arg = "hugepages=0:40,1:40,2:40,3:39,4:39,5:39,6:39,7:16039"
+    assert kept["cmdline.add:" + arg].startswith("bootloader (/boot/loader/entries/")
+    assert not [r for r in report["results"] if r["id"].startswith("cmdline.reboot-pending:hugepages")]
     _boot_from_entry(root)
     assert _nodes(root) == after_apply
     # Nothing left to plan; the running kernel was not booted with the arguments yet: said, as pending.

@@ -188,7 +188,9 @@ def diff(data, facts):
                           rule=rule, message="cannot %s %s: %s" % ("add" if present else "remove", arg, e.message),
                           why=e.hint or "")
             continue
-        booted_ok = live is None or _has(live, arg) == present
+        # A HugePages pool's arguments: its family sets the pool live, so they matter at the next boot only.
+        live_elsewhere = rule.startswith("hugepages.")
+        booted_ok = live is None or _has(live, arg) == present or live_elsewhere
         verb = "add" if present else "remove"
         if writes:
             changed.add(arg)
@@ -199,7 +201,7 @@ def diff(data, facts):
                 current=" ".join(old) if present else arg, desired=arg if present else "",
                 scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
                 reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
-                running_ok=live is not None and _has(live, arg) == present)
+                running_ok=live_elsewhere or (live is not None and _has(live, arg) == present))
         elif cfg.kind == "none":
             if not booted_ok and cfg.grub_cfg_path:
                 # A grub.cfg numatune cannot parse: what the next boot gets is
