@@ -122,7 +122,6 @@ def plan(kb, default_kb, want, topo, normal_memory, release, boot, bootunit):
     default = kb == default_kb
     if "total" in want:
         out["why"] = "this kernel keeps one pool for all nodes (no per-node nr_hugepages in sysfs)"
-        out["fix"] = "a kernel with per-node pools (2.6.33 or a backport, as RHEL 6's) places them"
         if not default:
             out["args"] = ["hugepagesz=%s" % size, "hugepages=%d" % count]
         return out
