@@ -25,6 +25,35 @@ def _eight_nodes(tmp_path, init="sysv"):
     return root
 
 
+GRUB = REPO / "tests/data/grub/insights-core"
+RHEL95 = "3b1bf67095e94696b600ed25416e97a8-5.14.0-503.11.1.el9_5.x86_64.conf"
+
+
+def _with_bls(root, release="6.12.0-1.el9uek.x86_64"):
+    """The same host booted from the real RHEL 9.5 BLS entry (insights-core
+    capture), under systemd, with the kernel release given (OL 9's UEK 8)."""
+    shutil.rmtree(root / "etc/rc.d")
+    (root / "etc/systemd/system").mkdir(parents=True)
+    write(root, "/proc/sys/kernel/osrelease", release + "\n")
+    write(root, "/boot/loader/entries/" + RHEL95, (GRUB / "boot/loader/entries" / RHEL95).read_text())
+    write(root, "/boot/grub2/grub.cfg", (GRUB / "boot/grub2/grub.cfg.rhel9.5-uefi-host").read_text())
+    return root
+
+
+def _boot_from_entry(root):
+    """What the kernel does at boot with the entry's hugepagesz=2M
+    hugepages=<node>:<pages>,...: exactly those pages on those nodes, the
+    others none (mm/hugetlb.c, hugepages_setup's node format)."""
+    options = next(line for line in (root / "boot/loader/entries" / RHEL95).read_text().splitlines()
+                   if line.startswith("options "))
+    args = options.split()
+    pages = args[args.index("hugepagesz=2M") + 1]
+    assert pages.startswith("hugepages=")
+    placed = dict(p.split(":") for p in pages[len("hugepages="):].split(","))
+    for n in range(8):
+        (root / (NODE % n)).write_text("%s\n" % placed.get(str(n), "0"))
+
+
 def _nodes(root):
     return {str(n): int((root / (NODE % n)).read_text()) for n in range(8)}
 
@@ -94,12 +123,30 @@ def test_revert_takes_the_boot_file_and_the_unit_away(tmp_path, cli):
     assert tree_digest(root) == before
 
 
-def test_a_sysv_host_without_the_script_is_told(tmp_path, cli):
+def test_a_sysv_host_without_the_script_refuses_the_spread(tmp_path, cli):
+    """Nothing would run the boot file at boot on this RHEL 6 host, and 2.6.32
+    takes no node format: vm.nr_hugepages alone comes back, spread evenly,
+    2039 pages on node 7 for an instance that needs 15745 beside the 255 in
+    use. Refused as a shrink is: a critical finding, no HugePages change."""
     root = _eight_nodes(tmp_path)
     (root / "etc/rc.d/init.d/numatune-boot").unlink()
     policy = REPO / "tests/cases/hugepages/in-use-by-others/policy.toml"
     plan = json.loads(cli("plan", "--root", root, "--policy", policy, "--format", "json")[1])
-    assert "bootunit.no-sysv-script" in {f["id"] for f in plan["findings"]}
+    (finding,) = [f for f in plan["findings"] if f["id"] == "hugepages.boot-starves:node7"]
+    assert finding["severity"] == "critical"
+    assert "node 7 would get 2039 where the plan places 16039, less than the 15745 BDT12CG_1 need and the 255 " \
+           "others hold there" in finding["message"]
+    assert "no /etc/rc.d/init.d/numatune-boot" in finding["message"]
+    assert not [c for c in plan["changes"] if c["id"].startswith(("hugepages.", "sysctl.persist:vm.nr_hugepages"))]
+    before = _nodes(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
+    assert status == 1 and "the policy is not met: hugepages.boot-starves:node7" in err
+    assert _nodes(root) == before and not (root / "etc/numatune/boot.conf").exists()
+    # The admin who knows says so: the count is persisted, spread and all.
+    relaxed = write(tmp_path, "relaxed.toml", policy.read_text() + "allow_shrink = true\n")
+    plan = json.loads(cli("plan", "--root", root, "--policy", relaxed, "--format", "json")[1])
+    assert "sysctl.persist:vm.nr_hugepages" in {c["id"] for c in plan["changes"]}
+    assert "hugepages.placement-at-boot" in {f["id"] for f in plan["findings"] if f["severity"] == "warning"}
 
 
 def test_an_installed_unit_is_not_written_again(tmp_path, cli):
@@ -142,3 +189,57 @@ def test_the_boot_file_editor_replaces_a_line_in_place():
     text = set_line(text, "/sys/a", "3")
     assert parse(text) == [("/sys/a", "3"), ("/sys/b", "2")]
     assert text.startswith("# Written by `numatune apply`")
+
+
+def test_linux_5_16_keeps_node_7_through_the_bootloader(tmp_path, cli):
+    """The same done-when on the 8-node host booted by a kernel that takes
+    the node format (Linux 5.16+): the BLS entry carries each node's pool,
+    the kernel allocates them at boot, and no boot file is needed."""
+    root = _with_bls(_eight_nodes(tmp_path))
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", "oracle-hugepages", "--confirm-within", "0")
+    assert status == 0, out + err
+    after_apply = _nodes(root)
+    assert after_apply["7"] - 255 >= 15745
+    assert not (root / "etc/numatune/boot.conf").exists()
+    assert not (root / "etc/systemd/system/numatune-boot.service").exists()
+    # Persisted by the bootloader; the pools are right live, so no reboot is pending for them.
+    report = json.loads(cli("check", "--root", root, "--policy", "oracle-hugepages", "--format", "json")[1])
+    kept = {r["rule"]: r["kept_by"] for r in report["compliant"]}
+    arg = "hugepages=0:40,1:40,2:40,3:39,4:39,5:39,6:39,7:16039"
+    assert kept["cmdline.add:" + arg].startswith("bootloader (/boot/loader/entries/")
+    assert not [r for r in report["results"] if r["id"].startswith("cmdline.reboot-pending:hugepages")]
+    _boot_from_entry(root)
+    assert _nodes(root) == after_apply
+    # Nothing left to plan; the running kernel was not booted with the arguments yet: said, as pending.
+    plan = json.loads(cli("plan", "--root", root, "--policy", "oracle-hugepages", "--format", "json")[1])
+    assert plan["changes"] == []
+    # revert puts every file back, the BLS entry and the node pools included.
+    assert cli("revert", "--last", "--root", root)[0] == 0
+    assert tree_digest(root) == before
+
+
+def test_an_older_kernel_on_the_same_bootloader_uses_the_boot_file(tmp_path, cli):
+    # RHEL 9's 5.14 predates the node format: the boot file keeps the placement.
+    root = _with_bls(_eight_nodes(tmp_path), "5.14.0-503.11.1.el9_5.x86_64")
+    plan = json.loads(cli("plan", "--root", root, "--policy", "oracle-hugepages", "--format", "json")[1])
+    ids = {c["id"] for c in plan["changes"]}
+    assert "hugepages.boot:node7:2048kB" in ids
+    assert not [i for i in ids if i.startswith("cmdline.add:hugepages")]
+
+
+def test_rhel7_with_a_grub_cfg_numatune_edits_still_uses_the_boot_file(tmp_path, cli):
+    """RHEL 7's 3.10 takes no node format, even where numatune edits the
+    bootloader (the real RHEL 7 grub.cfg of tests/data/grub): the boot file
+    keeps node 7, and a boot simulated on the copy gives it back."""
+    root = _eight_nodes(tmp_path, "systemd")
+    write(root, "/boot/grub2/grub.cfg", (GRUB / "boot/grub2/grub.cfg.rhel7").read_text())
+    write(root, "/proc/cmdline", (GRUB / "proc/cmdline.rhel7").read_text())
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", "oracle-hugepages", "--confirm-within", "0")
+    assert status == 0, out + err
+    assert "hugepages=" not in (root / "boot/grub2/grub.cfg").read_text()
+    after_apply = _nodes(root)
+    assert after_apply["7"] - 255 >= 15745
+    _boot_spread(root)
+    assert cli("boot", "--root", root)[0] == 0
+    assert _nodes(root) == after_apply

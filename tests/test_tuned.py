@@ -65,7 +65,9 @@ def test_oracle_profile_and_its_include_chain(root, cli, tmp_path):
     found, _ = findings(cli, root, tmp_path, policy)
     f = found["tuned.conflict:sysctl_vm.swappiness"]
     assert f["target"] == swap_where and "sets sysctl vm.swappiness = %s" % swap in f["message"]
-    assert "the policy 1" in f["message"] and "tuned wins" in f["message"]
+    # No tuned-main.conf in the root: tuned's default re-applies sysctl.d after the profile.
+    assert "the policy 1" in f["message"] and "sysctl.d wins" in f["message"] and f["severity"] == "info"
+    assert "on by default since tuned 2.7" in f["message"]
     # governor comes from throughput-performance, which oracle includes.
     assert found["tuned.conflict:cpu_governor"]["target"] == gov_where
     assert gov.split("|")[0] in found["tuned.conflict:cpu_governor"]["message"]
@@ -143,3 +145,51 @@ def test_include_cycle_and_missing_profile_are_safe():
     assert profile["missing"] == ["gone"]
     values = {(p, k): v for p, k, v, _ in tc.effective(profile)}
     assert values[("sysctl", "x.y")] == "1" and values[("sysctl", "x.z")] == "3"
+
+
+MAIN_CONF = Path("/etc/tuned/tuned-main.conf")
+
+
+@pytest.mark.skipif(not MAIN_CONF.exists(), reason="tuned's tuned-main.conf is not installed")
+def test_the_real_tuned_main_conf_says_sysctl_d_wins(root, cli, tmp_path):
+    """This VM's tuned-main.conf (Debian's tuned) ships reapply_sysctl = 1:
+    the finding names its line, and the policy's sysctl.d value wins."""
+    write(root, "/etc/tuned/active_profile", "oracle\n")
+    write(root, "/etc/tuned/tuned-main.conf", MAIN_CONF.read_text())
+    number = next(n for n, line in enumerate(MAIN_CONF.read_text().splitlines(), 1)
+                  if line.startswith("reapply_sysctl"))
+    found, _ = findings(cli, root, tmp_path, '[sysctl]\n"vm.swappiness" = 1\n')
+    f = found["tuned.conflict:sysctl_vm.swappiness"]
+    assert f["severity"] == "info"
+    assert "reapply_sysctl = 1 in /etc/tuned/tuned-main.conf:%d" % number in f["message"]
+
+
+@pytest.mark.parametrize("main, said", [
+    ("reapply_sysctl = 0\n", "reapply_sysctl = 0 in /etc/tuned/tuned-main.conf:1"),
+    ("reapply_sysctl = 1\nreapply_sysctl_exclude = net.*, vm.swap*\n",
+     "vm.swappiness matches reapply_sysctl_exclude vm.swap*"),
+])
+def test_tuned_wins_where_it_does_not_write_sysctl_d_again(root, cli, tmp_path, main, said):
+    write(root, "/etc/tuned/active_profile", "oracle\n")
+    write(root, "/etc/tuned/tuned-main.conf", main)
+    found, _ = findings(cli, root, tmp_path, '[sysctl]\n"vm.swappiness" = 1\n"vm.dirty_ratio" = 7\n')
+    f = found["tuned.conflict:sysctl_vm.swappiness"]
+    assert f["severity"] == "warning" and "so tuned wins" in f["message"] and said in f["message"]
+
+
+def test_a_tuned_older_than_2_7_writes_no_sysctl_d_again(root, cli, tmp_path):
+    # tuned's own version file, where RHEL's noarch package puts it.
+    write(root, "/usr/lib/python2.7/site-packages/tuned/version.py",
+          "TUNED_VERSION_MAJOR = 2\nTUNED_VERSION_MINOR = 4\nTUNED_VERSION_PATCH = 1\n")
+    write(root, "/etc/tuned/active_profile", "oracle\n")
+    found, _ = findings(cli, root, tmp_path, '[sysctl]\n"vm.swappiness" = 1\n')
+    f = found["tuned.conflict:sysctl_vm.swappiness"]
+    assert f["severity"] == "warning" and "tuned 2.4 re-applies no sysctl.d file" in f["message"]
+
+
+def test_other_knobs_are_still_tuneds(root, cli, tmp_path):
+    # reapply_sysctl re-applies sysctl files only: the governor stays tuned's.
+    write(root, "/etc/tuned/active_profile", "oracle\n")
+    found, _ = findings(cli, root, tmp_path, '[cpu]\ngovernor = "powersave"\n')
+    f = found["tuned.conflict:cpu_governor"]
+    assert f["severity"] == "warning" and "so tuned wins" in f["message"]

@@ -12,6 +12,8 @@ The format, one setting a line (``#`` starts a comment)::
 
     /sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages = 512
 """
+from numatune.facts import keyvalue
+
 PATH = "/etc/numatune/boot.conf"
 HEADER = ("# Written by `numatune apply`: values numatune sets live that no other file keeps.\n"
           "# `numatune boot` writes them again at boot (numatune-boot.service, or the SysV\n"
@@ -31,23 +33,16 @@ def parse(text):
     return list(out.items())
 
 
+def _path_of(line):
+    stripped = line.strip()
+    if stripped.startswith("#"):
+        return None
+    return stripped.partition(" = ")[0].strip()
+
+
 def set_line(text, path, value):
     """``text`` with ``path = value`` in place of any line for ``path`` (appended when new)."""
-    lines = (text if text is not None else HEADER).splitlines(True)
-    out, done = [], False
-    for line in lines:
-        stripped = line.strip()
-        if not stripped.startswith("#") and stripped.partition(" = ")[0].strip() == path:
-            if not done:
-                out.append("%s = %s\n" % (path, value))
-                done = True
-            continue
-        out.append(line)
-    if not done:
-        if out and not out[-1].endswith("\n"):
-            out[-1] += "\n"
-        out.append("%s = %s\n" % (path, value))
-    return "".join(out)
+    return keyvalue.set_key(text, path, value, _path_of, HEADER)
 
 
 # What no value line can hold: a live change whose targets differ at each boot

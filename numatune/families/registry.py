@@ -53,8 +53,9 @@ DECLARED = (
     Declared("boot", ("kernel", "memory"), ("kernel",), always=True, needs=("bootunit",), editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
     # Reads the Oracle instances' needs: a pool is never shrunk below them.
-    # Per-node pools are kept at boot by the boot file (the bootunit family).
-    Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit")),
+    # Per-node pools are kept at boot by the bootloader (node format, Linux 5.16+: the boot family) or the
+    # boot file (the bootunit family).
+    Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit", "boot")),
     # A governor or C-state limit nothing else keeps is planned again at boot through the replay file (bootunit).
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot", "bootunit")),
     Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),

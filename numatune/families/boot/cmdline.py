@@ -61,16 +61,13 @@ def boot_args(data, facts):
                     kernel.get("why") or "keeps the THP mode after a reboot", "kernel.transparent_hugepage"))
     pool = facts.get("resolved", {}).get("hugepages", {})
     hp = pool.get("policy") or {}
-    if hp and "count" in hp:
-        kb = pool["kb"]
-        default_kb = facts["topology"]["meminfo"].get("Hugepagesize", 2048)
-        if kb != default_kb:
-            # A pool of a non-default size is only reliably filled at boot.
-            size = hp.get("size")
-            hwhy = hp.get("why") or "%s pages are allocated at boot, before memory fragments" % size
-            for arg in ("hugepagesz=%s" % size, "hugepages=%d" % hp["count"]):
-                if arg.split("=")[0] not in names:
-                    out.append((arg, True, hwhy, "hugepages.count"))
+    # The pool's boot arguments (numatune.families.hugepages.atboot): a pool of another size than the
+    # default is only reliably filled at boot; the node format keeps a per-node placement (Linux 5.16+).
+    args = (pool.get("boot") or {}).get("args") or [] if hp and "count" in hp else []
+    hwhy = hp.get("why") or "%s pages are allocated at boot, before memory fragments" % hp.get("size", "2M")
+    for arg in args:
+        if arg.split("=")[0] not in names:
+            out.append((arg, True, hwhy, "hugepages.placement" if ":" in arg else "hugepages.count"))
     return out
 
 
@@ -191,7 +188,9 @@ def diff(data, facts):
                           rule=rule, message="cannot %s %s: %s" % ("add" if present else "remove", arg, e.message),
                           why=e.hint or "")
             continue
-        booted_ok = live is None or _has(live, arg) == present
+        # A HugePages pool's arguments: its family sets the pool live, so they matter at the next boot only.
+        live_elsewhere = rule.startswith("hugepages.")
+        booted_ok = live is None or _has(live, arg) == present or live_elsewhere
         verb = "add" if present else "remove"
         if writes:
             changed.add(arg)
@@ -202,7 +201,7 @@ def diff(data, facts):
                 current=" ".join(old) if present else arg, desired=arg if present else "",
                 scope="boot", action="%s %s in the bootloader (%s)" % (verb, arg, cfg.kind),
                 reboot_required=True, risk="medium", why=why, rule=rule, writes=writes,
-                running_ok=live is not None and _has(live, arg) == present)
+                running_ok=live_elsewhere or (live is not None and _has(live, arg) == present))
         elif cfg.kind == "none":
             if not booted_ok and cfg.grub_cfg_path:
                 # A grub.cfg numatune cannot parse: what the next boot gets is

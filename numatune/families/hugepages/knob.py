@@ -7,6 +7,7 @@ from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 from numatune.facts.cpulist import parse_cpulist
+from numatune.families.hugepages import atboot
 from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
@@ -112,14 +113,26 @@ def resolve(data, facts):
         want = {"total": hp["count"]}
         current = {"total": topo["hugepages"].get(str(kb), {}).get("nr", 0) or 0}
     out["want"] = want
+    need = needs(data, facts, kb)
     if not hp.get("allow_shrink"):
         now = dict(current)
         # Nodes the placement leaves alone keep what they have.
-        planned = dict(now, **{k: v for k, v in want.items() if k in now})
-        for finding in starving(kb, planned, now, needs(data, facts, kb)):
-            out["refused"].append(finding)
-        if out["refused"]:
-            out["policy"] = {}
+        out["refused"] += starving(kb, dict(now, **{k: v for k, v in want.items() if k in now}), now, need)
+    # The next boot: by which route the pool comes back, and whether the kernel's spread starves a bound node.
+    out["boot"] = atboot.plan(kb, topo["meminfo"].get("Hugepagesize", 2048), want, topo,
+                              (facts.get(NAME) or {}).get("normal_memory"), (facts.get("host") or {}).get("release"),
+                              facts.get("boot"), facts.get("bootunit"))
+    if any(_too_big(pages, kb, topo["nodes"].get(nid)) for nid, pages in want.items()):
+        # The live change refuses that node (a warning): its boot arguments would take it at boot.
+        out["boot"]["args"] = []
+    # A node the live guard refuses already is said once.
+    said = {f["id"].rpartition(":")[2] for f in out["refused"]}
+    # Nodes the placement leaves alone keep what they have.
+    planned = dict(current, **{k: v for k, v in want.items() if k in current})
+    out["refused"] += [f for f in atboot.starved(out["boot"], need, kb, hp.get("allow_shrink"), planned)
+                       if f["id"].rpartition(":")[2] not in said]
+    if out["refused"]:
+        out["policy"] = {}
     return out
 
 
@@ -195,35 +208,53 @@ def diff(data, facts):
     default_kb = topo["meminfo"].get("Hugepagesize", 2048)
     if kb == default_kb:
         yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
-        if per_node:
-            yield from _persist_per_node(mine["want"], kb, count, topo, why, facts)
-    # Pools of another size than the default are persisted by boot arguments,
-    # which the cmdline family plans (see boot_args there).
+    if per_node:
+        yield from _persist_per_node(mine, kb, why, facts)
+    # Boot arguments (another page size's pool, or the node format) are
+    # planned by the boot family from mine["boot"]["args"].
 
 
-def _persist_per_node(want, kb, count, topo, why, facts):
-    """At boot the kernel spreads vm.nr_hugepages evenly over the nodes with
-    memory; a placement that differs is kept by the boot file
-    (numatune-boot.service writes each node's pool early at boot, on every
-    kernel). Linux 5.16 also takes a per-node ``hugepages=0:N,1:M`` on the
-    command line (its hugepages_setup() "node format"); the boot file is
-    used everywhere so RHEL 7/8's 3.10/4.18 kernels keep their pools too."""
-    at_boot = distribute(count, topo["nodes_with_memory"], "even")
-    if all(at_boot.get(nid, 0) == pages for nid, pages in want.items()):
+def _persist_per_node(mine, kb, why, facts):
+    """The placement at the next boot, by the route atboot chose: the
+    bootloader (hugepages= in node format, Linux 5.16+), else the boot file
+    (numatune-boot.service writes each node's pool early at boot, after the
+    kernel's even spread; every kernel with per-node pools, so RHEL 6/7's
+    2.6.32/3.10 keep theirs), else the kernel's spread alone."""
+    want, boot = mine["want"], mine["boot"]
+    spread = boot["spread"]
+    if all(spread.get(nid, 0) == pages for nid, pages in want.items()):
         return
-    yield Finding(id="hugepages.placement-at-boot", severity="info", area="memory", target="hugepages-%dkB" % kb,
+    def nodes(pages):
+        return ", ".join("node %s %d" % (n, pages[n]) for n in sorted(pages, key=int))
+    target = "hugepages-%dkB" % kb
+    if boot["route"] == "cmdline":
+        yield Finding(id="hugepages.placement-at-boot", severity="info", area="memory", target=target,
+                      rule="hugepages.placement",
+                      message="the kernel (Linux 5.16 or later) allocates each node's pool at boot from %s in the "
+                              "bootloader (%s), before memory fragments" % (boot["args"][-1], nodes(want)))
+        return
+    if boot["route"] != "bootfile":
+        yield Finding(id="hugepages.placement-at-boot", severity="warning", area="memory", target=target,
+                      rule="hugepages.placement",
+                      message="at boot the kernel spreads the pool evenly (%s), not as placed (%s): %s, so the "
+                              "placement is live only" % (nodes(spread), nodes(want), boot["why"]))
+        return
+    yield Finding(id="hugepages.placement-at-boot", severity="info", area="memory", target=target,
                   rule="hugepages.placement",
                   message="at boot the kernel spreads vm.nr_hugepages evenly (%s); numatune-boot.service then "
-                          "places each node's pool as planned (%s)" % (
-                              ", ".join("node %s %d" % (n, at_boot[n]) for n in sorted(at_boot, key=int)),
-                              ", ".join("node %s %d" % (n, want[n]) for n in sorted(want, key=int))))
+                          "places each node's pool as planned (%s)" % (nodes(spread), nodes(want)))
     # Shrink before growing, as the live changes do: memory is free where it is asked for.
-    order = sorted(want, key=lambda n: (want[n] > at_boot.get(n, 0), int(n)))
+    order = sorted(want, key=lambda n: (want[n] > spread.get(n, 0), int(n)))
     for i, nid in enumerate(order):
         path = "/sys/devices/system/node/node%s/hugepages/hugepages-%dkB/nr_hugepages" % (nid, kb)
         yield from bootunit.persist(facts, "hugepages.boot:node%s:%dkB" % (nid, kb),
                                     "node%s hugepages-%dkB" % (nid, kb), path, str(want[nid]), why,
                                     rule="hugepages.placement", first=i == 0)
+
+
+def _too_big(pages, kb, node):
+    mem = (node or {}).get("mem_total_kb")
+    return bool(mem and pages * kb > mem * MAX_SHARE)
 
 
 def _live_per_node(want, kb, count, topo, why):
@@ -235,7 +266,7 @@ def _live_per_node(want, kb, count, topo, why):
         if node is None or str(kb) not in node["hugepages"]:
             continue
         mem = node.get("mem_total_kb")
-        if mem and pages * kb > mem * MAX_SHARE:
+        if _too_big(pages, kb, node):
             yield Finding(id="hugepages.too-big:%s" % nid, severity="warning", area="memory", target=target,
                           rule="hugepages.count",
                           message="%d x %dkB pages would take %d%% of node %s's memory: not planned"

@@ -4,7 +4,7 @@
 that load after ours and set another value are part of the plan: their line is
 commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
-from numatune.facts import manifest, routes
+from numatune.facts import keyvalue, manifest, routes
 from numatune.families.sysctl import facts as facts_sysctl
 from numatune.families.sysctl import minimum, spelling, support
 from numatune.model import Change, Compliant, Finding, Write
@@ -255,20 +255,7 @@ def _line_key(line):
 
 
 def sysctl_set(text, key, value):
-    lines = (text if text is not None else HEADER).splitlines(True)
-    out, done = [], False
-    for line in lines:
-        if _line_key(line) == key:
-            if not done:
-                out.append("%s = %s\n" % (key, value))
-                done = True
-            continue
-        out.append(line)
-    if not done:
-        if out and not out[-1].endswith("\n"):
-            out[-1] += "\n"
-        out.append("%s = %s\n" % (key, value))
-    return "".join(out)
+    return keyvalue.set_key(text, key, value, _line_key, HEADER)
 
 
 def sysctl_disable(text, key):

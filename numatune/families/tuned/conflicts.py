@@ -2,8 +2,10 @@
 [variables]) and name every knob it sets differently from the policy.
 
 tuned applies its profile when the daemon starts, after systemd-sysctl has
-loaded sysctl.d at boot, so where both set a knob tuned's value wins until
-the profile changes. Parsing is pure: ``load_profile`` takes a function that
+loaded sysctl.d at boot; for sysctls it then writes the sysctl.d values
+again where its reapply_sysctl says so (numatune.families.tuned.mainconf),
+so who wins depends on the knob and on tuned-main.conf: the tuned family's
+diff says which. Parsing is pure: ``load_profile`` takes a function that
 returns a file's text (or None) so it runs on any root.
 """
 import re

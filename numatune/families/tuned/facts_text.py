@@ -19,6 +19,11 @@ def facts_lines(facts):
         out += listing("profile files", profile["files"])
     if profile.get("missing"):
         out += line("profiles not found: " + ", ".join(profile["missing"]))
+    if mine.get("main") is not None and mine.get("installed"):
+        from numatune.families.tuned import mainconf
+        again, how = mainconf.reapplies(mine["main"], "")
+        out += line("sysctl.d written again after the profile: %s (%s)"
+                    % ({True: "yes", False: "no"}.get(again, "unknown"), how))
     running = mine.get("running") or {}
     states = []
     for name in TUNERS:

@@ -10,6 +10,7 @@ policy is kept by a child profile over it (``route``).
 import shutil
 
 from numatune.families.tuned import conflicts as tc
+from numatune.families.tuned import mainconf
 from numatune.families.tuned import route as tr
 from numatune.facts.procs import table
 from numatune.model import Change, Compliant, Finding, Write
@@ -78,6 +79,8 @@ def read(root, data):
         "tuned_adm": shutil.which("tuned-adm") if root.is_live else None,
         "profile": profile,
         "conflicts": tc.conflicts(data, profile, cpuidle) if profile else [],
+        # Whether tuned writes sysctl.d's values again after its profile's (reapply_sysctl).
+        "main": mainconf.read(root) if tuned_dirs else None,
         "running": procs,
         "numad_enabled": enabled(root, "numad"),
         "irqbalance_enabled": enabled(root, "irqbalance"),
@@ -175,8 +178,8 @@ def _child(data, mine, resolved):
                  action="write tuned profile %s over %s and select it%s" % (
                      tr.CHILD, resolved["parent"], " (tuned-adm profile)" if running else
                      " (applied when tuned starts)"),
-                 why=(data.get("tuned") or {}).get("why", "") or "tuned applies its profile after sysctl.d at "
-                                                                   "boot: a child profile keeps the policy",
+                 why=(data.get("tuned") or {}).get("why", "") or "tuned applies its profile when it starts: a child "
+                                                                   "profile keeps the policy in tuned's own terms",
                  rule="tuned.persist", writes=writes)
 
 
@@ -186,21 +189,42 @@ def _conflicts(data, mine, route):
         return
     name = " ".join(profile["names"])
     started = "tuned" in mine["running"]
-    when = ("tuned is running and re-applies it whenever it starts" if started else
-            "tuned applies it when it starts")
+    when = ("tuned is running and writes it whenever it starts" if started else
+            "tuned writes it when it starts")
     for knob, theirs, ours, where, area in mine["conflicts"]:
+        fid = "tuned.conflict:%s" % knob.replace(" ", "_")
+        said = "tuned profile %s sets %s = %s (%s), the policy %s" % (name, knob, theirs, where, ours)
         if route == "profile":
             # The child profile sets the policy's value over it (boot arguments: the bootloader still has both).
-            yield Finding(id="tuned.conflict:%s" % knob.replace(" ", "_"), severity="info", area=area,
-                          target=where, rule="tuned.profile",
-                          message="tuned profile %s sets %s = %s (%s), the policy %s: numatune's child profile %s "
-                                  "overrides it" % (name, knob, theirs, where, ours, tr.CHILD))
+            yield Finding(id=fid, severity="info", area=area, target=where, rule="tuned.profile",
+                          message="%s: numatune's child profile %s overrides it" % (said, tr.CHILD))
             continue
-        yield Finding(id="tuned.conflict:%s" % knob.replace(" ", "_"), severity="warning", area=area,
-                      target=where, rule="tuned.profile",
-                      message="tuned profile %s sets %s = %s (%s), the policy %s: %s (after sysctl.d at boot), so "
-                              "tuned wins; change the profile or select another with [tuned] profile"
-                              % (name, knob, theirs, where, ours, when))
+        if knob.startswith("sysctl "):
+            yield _sysctl_conflict(fid, said, knob[len("sysctl "):], ours, when, where, area, mine.get("main"))
+            continue
+        yield Finding(id=fid, severity="warning", area=area, target=where, rule="tuned.profile",
+                      message="%s: %s, and nothing writes the policy's value after it, so tuned wins; change the "
+                              "profile or select another with [tuned] profile" % (said, when))
+
+
+def _sysctl_conflict(fid, said, key, ours, when, where, area, main):
+    """What happens to a sysctl both set: tuned writes its value, then (its
+    reapply_sysctl) the sysctl.d files again, where numatune keeps the
+    policy's; or it does not, and tuned's value stays."""
+    again, how = mainconf.reapplies(main, key)
+    if again:
+        return Finding(id=fid, severity="info", area=area, target=where, rule="tuned.profile",
+                       message="%s: %s, then writes the sysctl.d files again (%s), so the policy's value "
+                               "numatune keeps in sysctl.d wins" % (said, when, how))
+    if again is None:
+        return Finding(id=fid, severity="warning", area=area, target=where, rule="tuned.profile",
+                       message="%s: %s; whether it then writes the sysctl.d files again is unknown (%s), so "
+                               "tuned may win; change the profile or select another with [tuned] profile"
+                               % (said, when, how))
+    return Finding(id=fid, severity="warning", area=area, target=where, rule="tuned.profile",
+                   message="%s: %s, after systemd-sysctl has read sysctl.d at boot, and does not write sysctl.d "
+                           "again (%s), so tuned wins; change the profile or select another with [tuned] profile"
+                           % (said, when, how))
 
 
 def _others(data, mine):

@@ -1,7 +1,9 @@
 """tuned as the route that keeps the policy at boot (``[tuned] persist``).
 
 Where a tuned profile is active, tuned applies it when it starts, after
-systemd-sysctl has read sysctl.d: a sysctl.d file loses against it. So with
+systemd-sysctl has read sysctl.d: its THP, CPU and queue settings win over
+numatune's files, and its sysctls do too where it does not write sysctl.d
+again after them (reapply_sysctl off, numatune.families.tuned.mainconf). So with
 ``persist = "profile"`` (the default there) numatune writes a child profile,
 ``numatune``, that includes the active one and carries the policy's sysctl,
 THP, CPU, queue and boot settings, and selects it; revert puts the old
