@@ -64,6 +64,8 @@ def test_boot_sets_the_new_boots_irqs_from_the_policy_copy(tmp_path, cli):
     status, out, err = cli("check", "--root", root, "--policy", policy, "--format", "json")
     by = {r["id"]: r["persisted_by"] for r in json.loads(out)["results"] if r["state"] == "compliant"}
     assert by["net.irq:ib0:70"] == by["net.irq:ib0:71"] == KEPT and by["net.irq.boot"] == KEPT
+    facts = cli("facts", "--root", root)[1]
+    assert "  re-planned at each boot from /etc/numatune/boot-replay.json: net.irq:ib0\n" in facts
     # A policy edited since is not what boot redoes: the copy apply kept is.
     policy.write_text("")
 
