@@ -13,7 +13,9 @@ import pytest
 from conftest import tree_digest, write
 from test_cpu_power import make_power_root, online
 
-CASE = Path(__file__).parent / "cases" / "network" / "irq-local-node"
+REPO = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).parent / "cases"
+CASE = CASES / "network" / "irq-local-node"
 REPLAY = "etc/numatune/boot-replay.json"
 KEPT = "numatune-boot.service (/etc/numatune/boot-replay.json)"
 MSI = "sys/devices/pci0000:00/0000:81:00.0/msi_irqs"
@@ -62,6 +64,8 @@ def test_boot_sets_the_new_boots_irqs_from_the_policy_copy(tmp_path, cli):
     status, out, err = cli("check", "--root", root, "--policy", policy, "--format", "json")
     by = {r["id"]: r["persisted_by"] for r in json.loads(out)["results"] if r["state"] == "compliant"}
     assert by["net.irq:ib0:70"] == by["net.irq:ib0:71"] == KEPT and by["net.irq.boot"] == KEPT
+    facts = cli("facts", "--root", root)[1]
+    assert "  re-planned at each boot from /etc/numatune/boot-replay.json: net.irq:ib0\n" in facts
     # A policy edited since is not what boot redoes: the copy apply kept is.
     policy.write_text("")
 
@@ -184,8 +188,34 @@ def test_a_boot_argument_keeps_them_without_the_boot_unit(power, cli, tmp_path):
     assert ids["cpu.governor"]["boot_key"] == ids["cpu.cstates"]["boot_key"] == ""
 
 
+def test_a_tuned_profile_keeps_them_without_the_boot_unit(power, cli, tmp_path):
+    # tuned's own profile (a capture's throughput-performance) is active: numatune's child profile carries
+    # [cpu] governor and force_latency, and tuned sets them again when it starts.
+    tuned = CASES / "tuned" / "child-over-oracle" / "root"
+    shutil.copytree(tuned / "usr/lib/tuned", power / "usr/lib/tuned")
+    write(power, "/etc/tuned/active_profile", "throughput-performance\n")
+    pol = write(tmp_path, "p.toml", '[cpu]\ngovernor = "performance"\nmax_cstate = 1\n')
+    plan = json.loads(cli("plan", "--root", power, "--policy", pol, "--format", "json")[1])
+    ids = {c["id"]: c for c in plan["changes"]}
+    assert "cpu.boot-replay" not in ids and ids["cpu.governor"]["boot_key"] == ""
+    (child,) = [w for w in ids["tuned.persist"]["writes"] if w["editor"] == "tuned_profile"]
+    assert "governor=performance" in child["args"]["content"]
+    assert "force_latency=cstate.id:1" in child["args"]["content"]
+
+
+def test_a_unit_an_older_apply_wrote_is_rewritten_to_run_for_the_replay_file(tmp_path, cli):
+    root = _boot1(tmp_path)
+    old = (REPO / "packaging/systemd/numatune-boot.service").read_text()
+    old = old.replace("ConditionPathExists=|/etc/numatune/boot.conf\n", "ConditionPathExists=/etc/numatune/boot.conf\n")
+    old = old.replace("ConditionPathExists=|/etc/numatune/boot-replay.json\n", "")
+    write(root, "/etc/systemd/system/numatune-boot.service", old)
+    plan = json.loads(cli("plan", "--root", root, "--policy", CASE / "policy.toml", "--format", "json")[1])
+    (keep,) = [c for c in plan["changes"] if c["id"] == "net.irq.boot"]
+    assert "/etc/systemd/system/numatune-boot.service" in {w["path"] for w in keep["writes"]}
+
+
 def test_the_sysv_script_runs_boot_for_either_file():
-    script = (Path(__file__).resolve().parent.parent / "packaging/sysv/numatune-boot").read_text()
+    script = (REPO / "packaging/sysv/numatune-boot").read_text()
     assert '[ -f "$CONF" ] || [ -f "$REPLAY" ] || exit 0' in script
     assert "REPLAY=/etc/numatune/boot-replay.json" in script
     assert "out=$(/usr/bin/numatune boot 2>&1)" in script

@@ -158,9 +158,15 @@ def facts_lines(facts):
     mine = facts.get(NAME)
     if not mine:
         return []
+    replay = mine.get("replay") or {}
+    keys = sorted(k for entry in replay.values() for k in entry["keys"])
+    # The heading names the family; what it keeps goes on indented lines within 80 columns.
+    again = ["  re-planned at each boot from %s: %s" % (bootfile.REPLAY_PATH, ", ".join(keys))] if keys else []
+    if again and len(again[0]) > 80:
+        again = ["  re-planned at each boot from %s: %d setting(s)" % (bootfile.REPLAY_PATH, len(keys))]
     if not mine["values"]:
-        return ["boot path: none (%s init; nothing in %s)" % (mine["init"], bootfile.PATH)]
+        return ["boot path: none (%s init; nothing in %s)" % (mine["init"], bootfile.PATH)] + again
     runner = mechanism(mine)
     if mine["init"] != "sysv" and mine["values"] and not mine["unit"]:
         runner += ", unit not installed"
-    return ["boot path: %d value(s) numatune keeps for the next boot in %s" % (len(mine["values"]), runner)]
+    return ["boot path: %d value(s) numatune keeps for the next boot in %s" % (len(mine["values"]), runner)] + again

@@ -80,9 +80,15 @@ def _routed(items):
                    for i in items)
 
 
-def _by_tuned(facts, key):
-    """A tuned profile keeps ``key`` (numatune's child profile carries [cpu])."""
-    return routes.route(facts, "cpu", key) is not None
+def _keeper(facts, key, keys, boot_key):
+    """Who sets ``key`` again at boot when no boot argument does: a tuned
+    profile (numatune's child carries [cpu]), else the boot unit, which
+    ``boot_key`` in ``keys`` asks for."""
+    found = routes.route(facts, "cpu", key)
+    if found:
+        return found["by"]
+    keys.append(boot_key)
+    return "`numatune boot` (numatune-boot.service)"
 
 
 def _governor(desired, why, mine, facts, data, keys):
@@ -112,20 +118,17 @@ def _governor_items(desired, why, mine, facts, data, keys):
                              for p in wrong])
     else:
         yield Compliant(rule, "governor %s on every CPU" % desired, "cpu")
-    if _by_tuned(facts, "governor"):
-        return
     if freq["driver"] in SETPOLICY_DRIVERS:
-        keys.append("cpu.governor")
+        by = _keeper(facts, "governor", keys, "cpu.governor")
         yield _finding("governor-boot", "info", "%s picks its policy at boot itself: the governor is set live, "
-                                                "and `numatune boot` (numatune-boot.service) sets it again at "
-                                                "each boot" % freq["driver"], rule)
+                                                "and %s sets it again at each boot" % (freq["driver"], by), rule)
         return
     if not _kernel_at_least(facts["host"]["release"], (5, 9)):
-        keys.append("cpu.governor")  # no cpufreq.default_governor= before 5.9
+        _keeper(facts, "governor", keys, "cpu.governor")  # no cpufreq.default_governor= before 5.9
         return
     boot = list(_boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data))
     if not _routed(boot):
-        keys.append("cpu.governor")
+        _keeper(facts, "governor", keys, "cpu.governor")
     yield from boot
 
 
@@ -155,18 +158,18 @@ def _cstates_items(limit, why, mine, facts, data, keys):
                          writes=writes)
         else:
             yield Compliant(rule, "no cpuidle state deeper than state%d is enabled" % limit, "cpu")
-    if idle["driver"] is None or _by_tuned(facts, "max_cstate"):
+    if idle["driver"] is None:
         return
     param = BOOT_PARAM.get(idle["driver"])
     if param is None:
-        keys.append("cpu.cstates")
+        by = _keeper(facts, "max_cstate", keys, "cpu.cstates")
         yield _finding("no-boot-cstate", "info", "the %s idle driver has no max_cstate boot argument: the "
-                                                 "limit is set live, and `numatune boot` (numatune-boot.service) "
-                                                 "sets it again at each boot" % idle["driver"], rule)
+                                                 "limit is set live, and %s sets it again at each boot"
+                       % (idle["driver"], by), rule)
         return
     boot = list(_boot_arg("%s=%d" % (param, limit), why, rule, facts, data))
     if not _routed(boot):
-        keys.append("cpu.cstates")
+        _keeper(facts, "max_cstate", keys, "cpu.cstates")
     yield from boot
 
 

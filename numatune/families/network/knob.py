@@ -170,7 +170,7 @@ def diff(data, facts):
             yield from _persist(name, info, supported, why, rules)
         if irq:
             yield from _irq_affinity(name, info, facts["topology"], why, rules, net, kept)
-    irq_rules = sorted({r for _, irq, _, rules in wanted.values() if irq for r in rules})
+    irq_rules = sorted({r for name, (_, _, _, rules) in wanted.items() if _irq_key(name) in boot_keys for r in rules})
     yield from bootunit.keep(facts, NAME, boot_keys, data, "net.irq.boot", "network", rule=",".join(irq_rules))
     yield from net_bond.diff(data, net, _confirm_needed)
     yield from net_findings.findings(data, net, facts["topology"], wanted)
