@@ -4,8 +4,8 @@ point of an apply, for tests/test_interrupt.py (no pytest here).
     python sigint_driver.py POINT numatune-args...
 
 POINT: ``plan`` (the first plan), ``lock`` (the run lock just taken),
-``write-N`` (after the Nth value write), ``verify`` (the plan after the
-writes), ``rollback`` (write 2, then again during the rollback's first
+``write-N`` (after the Nth value write), ``verify`` (the read-back after
+the writes), ``rollback`` (write 2, then again during the rollback's first
 restore), ``commit`` (the journal's commit record written), ``after`` (apply
 returned; the CLI prints), ``import-MODULE`` (as Python starts to import
 MODULE, e.g. numatune.families.registry while the parser is built),
@@ -61,11 +61,21 @@ def arm(point):
 
     def make_plan(*a, **k):
         count["plans"] += 1
-        if (point, count["plans"]) in (("plan", 1), ("verify", 2)):
+        if point == "plan" and count["plans"] == 1:
             _sigint()
         return real_plan(*a, **k)
 
     value.perform, value.restore, engine.make_plan = perform, restore, make_plan
+
+    # Verify reads back what was written (no whole re-plan since #29): Ctrl-C as it starts.
+    from numatune.apply import verify
+    real_verify = verify.verify_writes
+
+    def verify_writes(*a, **k):
+        if point == "verify":
+            _sigint()
+        return real_verify(*a, **k)
+    verify.verify_writes = verify_writes
 
     real_enter = lock.RunLock.__enter__
 
