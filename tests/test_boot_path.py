@@ -1,12 +1,16 @@
 """The boot path (issue #24): what apply keeps in /etc/numatune/boot.conf,
 the unit that runs `numatune boot`, and a boot simulated on a copy: the
 kernel's even spread of vm.nr_hugepages first, then the boot command."""
+import io
 import json
 import re
 import shutil
 from pathlib import Path
+from unittest import mock
 
 from conftest import tree_digest, write
+from numatune.apply import bootfile
+from numatune.root import Root
 
 REPO = Path(__file__).resolve().parent.parent
 EIGHT_NODES = Path(__file__).parent / "cases" / "hugepages" / "in-use-by-others" / "root"
@@ -175,6 +179,25 @@ def test_boot_writes_the_rest_when_one_setting_fails(tmp_path, cli):
     assert status == 1
     assert (tmp_path / "sys/a").read_text() == "2\n" and (tmp_path / "sys/c").read_text() == "3\n"
     assert "/sys/b/missing: not set to 5" in out
+
+
+def test_a_choice_file_that_took_the_value_is_not_reported_as_different(tmp_path, cli):
+    # A plain file stands in for sysfs: it reads back as the kernel shows a choice after the write.
+    enabled = "/sys/kernel/mm/transparent_hugepage/enabled"
+    write(tmp_path, "/etc/numatune/boot.conf", "%s = never\n/sys/a = 2\n" % enabled)
+    write(tmp_path, enabled, "always madvise [never]\n")
+    write(tmp_path, "/sys/a", "1\n")
+    real_read = Root.read_value
+
+    def read_value(self, path):
+        got = real_read(self, path)
+        return {"never": "always madvise [never]", "2": "3"}.get(got, got) if path in (enabled, "/sys/a") else got
+    with mock.patch.object(Root, "read_value", read_value):
+        out = io.StringIO()
+        assert bootfile.run(Root(str(tmp_path)), out) == 0
+    lines = out.getvalue().splitlines()
+    assert enabled + " = never (was" in lines[0] and "kernel holds" not in lines[0], lines
+    assert "(the kernel holds 3)" in lines[1], lines
 
 
 def test_the_packaged_unit_is_the_one_apply_writes():

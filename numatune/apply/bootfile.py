@@ -35,7 +35,9 @@ def run(root, out=None):
             continue
         after = root.read_value(path)
         # A pool the kernel filled less than asked says so; the next setting still runs.
-        note = "" if after is None or after == value else " (the kernel holds %s)" % after
+        # A choice file (THP's enabled) reads back as "always madvise [never]": the bracketed word is the value.
+        note = "" if after is None or after == value or "[%s]" % value in after.split() \
+            else " (the kernel holds %s)" % after
         out.write("numatune boot: %s = %s (was %s)%s\n" % (path, value, before, note))
     out.flush()
     return failed
