@@ -112,9 +112,9 @@ class Case:
         source = source or self.pristine
         return self._copies.get(source, self.before if source == self.pristine else self.after, name)
 
-    def done(self, root, problems):
+    def done(self, root, problems, tree=None):
         """A clean run's copy is used again; a failed run's is kept, named after the run."""
-        self._copies.done(root, problems)
+        self._copies.done(root, problems, tree)
 
     def apply_args(self, root):
         return ["apply", "--root", root, "--policy", self.policy, "--yes"] + list(self.extra)
@@ -160,10 +160,11 @@ def syscall_run(case, phase, syscall, fault, n):
     rstatus, rerr = numatune(["revert", "--last", "--root", root])
     problems = []
     check_common(case, root, canary, canary_before, [status, rstatus], [err, rerr], problems)
-    diff = differs(trees.digest(root), case.before)
+    after = trees.digest(root)
+    diff = differs(after, case.before)
     if diff:
         problems.append("tree differs after recovery: %s" % ", ".join(diff[:5]))
-    case.done(root, problems)
+    case.done(root, problems, after)
     return problems
 
 
@@ -317,8 +318,11 @@ def main(argv=None):
         runs, counts = all_runs(cases, classes)
     if args.sample and args.sample < len(runs):
         runs = random.Random(args.seed).sample(runs, args.sample)
-    print("calls injected at, by phase and syscall: %s\n%d runs (set up in %.0f s)"
-          % (counts, len(runs), time.time() - started), flush=True)
+    for kind, phases in counts.items():
+        for phase, by_call in phases.items():
+            print("%s %s: calls injected at: %s" % (kind, phase, " ".join(
+                "%s %d" % (s, n) for s, n in by_call.items() if n)))
+    print("%d runs (set up in %.0f s)" % (len(runs), time.time() - started), flush=True)
     if args.count:
         shutil.rmtree(work, ignore_errors=True) if not args.work else None
         return 0

@@ -105,7 +105,7 @@ def plant_run(case, name, how):
     diff = campaign.differs(after, baseline, skip=skip)
     if diff:
         problems.append("tree differs after apply and revert: %s" % ", ".join(diff[:5]))
-    case.done(root, problems)
+    case.done(root, problems, after)
     return problems
 
 
@@ -193,5 +193,5 @@ def journal_run(case, how, i):
         if status == 0:
             break
     campaign.check_common(case, root, canary, canary_before, statuses, errs, problems)
-    case.done(root, problems)
+    case.done(root, problems, after)
     return problems

@@ -144,7 +144,7 @@ class Copies:
     def get(self, source, want, name):
         """(root, canary) of a run directory whose root equals ``source``
         (digest ``want``), a canary file beside it."""
-        run = self.free.pop(str(source), None)
+        run, have = self.free.pop(str(source), (None, None))
         fresh = run is None
         if fresh:
             run = self.work / ("w%d-%s" % (os.getpid(), os.path.basename(os.path.dirname(str(source)))
@@ -154,8 +154,9 @@ class Copies:
         root = run / "root"
         if not fresh:
             try:
-                sync(root, source, digest(root), want)
-                fresh = digest(root) != want
+                have = have if have is not None else digest(root)
+                sync(root, source, have, want)
+                fresh = bool(differs(have, want)) and digest(root) != want
             except OSError:
                 fresh = True
         if fresh:
@@ -172,8 +173,9 @@ class Copies:
         self.names[str(root)] = (str(source), name)
         return root, canary
 
-    def done(self, root, problems):
-        """A clean run's copy is used again; a failed one's is kept under the run's name."""
+    def done(self, root, problems, tree=None):
+        """A clean run's copy is used again; a failed one's is kept under the run's name.
+        ``tree``: the copy's digest as the run left it, if the caller has it."""
         source, name = self.names.pop(str(root))
         run = root.parent
         if problems:
@@ -181,4 +183,4 @@ class Copies:
             shutil.rmtree(kept, ignore_errors=True)
             os.rename(run, kept)
         else:
-            self.free[source] = run
+            self.free[source] = (run, tree)
