@@ -265,11 +265,15 @@ def parse_spec(text):
     return tuple(int(w) if w.isdigit() else w for w in words)
 
 
+PROBES = {"plant": "symlink, hardlink, FIFO or directory at a name written",
+          "journal": "truncated, bit flip, line dropped or repeated, garbage, forged"}
+
+
 def table(runs, failed):
+    """[runs, clean] by (class, root, probe): a syscall run's probe is its phase and fault."""
     rows = collections.defaultdict(lambda: [0, 0])
     for spec in runs:
-        key = spec[:2] + ((spec[2], spec[4]) if spec[0] == "syscall" else (spec[2].split(":")[0],)
-                          if spec[0] == "journal" else (spec[3],))
+        key = spec[:2] + ((spec[2], spec[4]) if spec[0] == "syscall" else (PROBES[spec[0]],))
         rows[key][0] += 1
         rows[key][1] += spec not in failed
     return rows
