@@ -17,11 +17,23 @@ from numatune.apply.journal import list_transactions
 from numatune.root import Root
 
 
-def _applied(cli, tmp_path):
+def _applied(cli, tmp_path, per_edit=False):
+    """The fake host applied. ``per_edit``: journaled as numatune did before
+    merged file records (#28), one record per edit of a file, so a file is
+    the target of several records."""
     root = fakehost.build(tmp_path / "root")
     policy = write(tmp_path, "policy.toml", fakehost.POLICY)
     before = tree_digest(root)
-    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    from numatune.apply.transaction import _GroupCommit
+    merging = _GroupCommit._add_file
+
+    def one_record(self, change, write):
+        merging(self, change, write)
+        self.flush()
+    with pytest.MonkeyPatch.context() as mp:
+        if per_edit:
+            mp.setattr(_GroupCommit, "_add_file", one_record)
+        status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
     assert status == 0, err
     [journal] = (root / STATE / "journal").glob("*.jsonl")
     return root, policy, before, journal
