@@ -74,7 +74,11 @@ def write_atomic(root, path, data, mode, uid=None, gid=None):
             _unlink_quiet(dirfd, tmp)
             raise
         os.close(fd)
-        os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        try:
+            os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except BaseException:  # noqa: B902 -- a rename that fails (ENOSPC, EIO) leaves no temporary either
+            _unlink_quiet(dirfd, tmp)
+            raise
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
