@@ -23,9 +23,11 @@ when it applies to a copy, so a copy converges like a host does.
 import json
 import os
 import re
+from itertools import compress
 
 from numatune.facts.cpulist import parse_cpulist
 from numatune.facts.kernel import parse_uevent, read_distro
+from numatune.facts.once import read_once
 from numatune.facts.procs import table
 from numatune.families.network import era, ethtool_text
 
@@ -49,8 +51,14 @@ def parse_interrupts(text):
         fields = rest.split()
         try:
             # The common case, all counts numeric, at C speed: a 480-CPU host's
-            # /proc/interrupts is 22 MB.
-            counts = list(map(int, fields[:ncpu]))
+            # /proc/interrupts is 22 MB, and most of an IRQ's counts are 0 (it
+            # runs where its affinity puts it): those are found by comparing
+            # strings, and only the others converted (int() of 2 million "0"
+            # was a tenth of a giant host's plan).
+            head_counts = fields[:ncpu]
+            counts = [0] * len(head_counts)
+            for i in compress(range(len(head_counts)), map("0".__ne__, head_counts)):
+                counts[i] = int(head_counts[i])
         except ValueError:
             counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
         out[head.strip()] = {"counts": counts, "name": " ".join(fields[len(counts):])}
@@ -197,7 +205,12 @@ def persistence(root, name, systemd=None):
 
 def read_interfaces(root):
     """{name: read_interface()} of every interface: the one pass over
-    /sys/class/net that both the matching and the full facts use."""
+    /sys/class/net that the matching, the full facts and the advice family
+    use (read once per run, each caller given its own copy)."""
+    return read_once(root, "net.interfaces", _read_interfaces, root)
+
+
+def _read_interfaces(root):
     out = {}
     for name in root.listdir(NET_DIR):
         if name == "bonding_masters":
