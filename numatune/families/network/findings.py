@@ -42,7 +42,7 @@ def remote_irqs(name, info, topology):
 def findings(data, net, topology, wanted):
     ifaces = net["interfaces"]
     cpu_node = _node_of_cpu(topology)
-    per_node, every = {}, []
+    per_node, per_cpu = {}, []
     for name in sorted(wanted):
         info = ifaces[name]
         remote = remote_irqs(name, info, topology)
@@ -52,10 +52,9 @@ def findings(data, net, topology, wanted):
                           rule=",".join(wanted[name][3]),
                           message="%s sits on node %d but its IRQs are served on other nodes: %s; set "
                                   "irq_affinity = \"local-node\"" % (name, info["numa_node"], irqs))
-        every += [state.get("counts") or [] for state in info.get("irqs", {}).values()]
-    # Per CPU first (columns summed in C, once over every NIC's IRQs: per NIC, the
-    # 480 columns were walked 64 times), then per node: the same sums as IRQ by IRQ, CPU by CPU.
-    per_cpu = [sum(col) for col in zip_longest(*every, fillvalue=0)]
+        per_cpu = [sum(col) for col in zip_longest(per_cpu, *(state.get("counts") or [] for state in
+                                                                info.get("irqs", {}).values()), fillvalue=0)]
+    # Per CPU first (columns summed in C), then per node: the same sums as IRQ by IRQ, CPU by CPU.
     for cpu, count in enumerate(per_cpu):
         if count and cpu in cpu_node:
             per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
