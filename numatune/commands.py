@@ -154,7 +154,7 @@ def _apply(args, run):
         print("")
         # One line, never wrapped: scripts read the txid and "applied and verified" from it.
         print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
-        unjournaled = unjournaled_line(engine.planned_writes(changes), len(ops))
+        unjournaled = unjournaled_line(engine.planned_writes(changes), engine.carried_writes(ops), len(ops))
         if unjournaled:
             print(textwrap.fill(unjournaled, 79))
         for line in waiting_lines(changes, findings):

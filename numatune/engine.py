@@ -155,9 +155,10 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     written = []    # (change, op) as each write is made, oldest first: what verify reads back
 
     def wrote(change, op):
-        written.append((change, op))
-        if on_write is not None:
+        # A merged file op comes once per change it carries: verify reads them all, the user sees one write.
+        if on_write is not None and not (written and written[-1][1] is op):
             on_write(change, op)
+        written.append((change, op))
 
     def verify():
         # Read back what was written, not the whole host (issue #29): a re-plan is `check`'s work.
@@ -229,6 +230,12 @@ def planned_writes(changes):
     """Writes the changes plan. Apply journals fewer when a write finds its
     target already as wanted (a file an earlier write of the run rewrote)."""
     return sum(len(c.writes) for c in changes)
+
+
+def carried_writes(ops):
+    """The planned writes ``ops`` made: a merged file op (the edits of one
+    file, written once) carries each of its edits."""
+    return sum(len(op["edits"]) if isinstance(op.get("edits"), list) else 1 for op in ops)
 
 
 def pick_transaction(root, txid=None, last=False):

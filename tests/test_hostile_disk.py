@@ -10,7 +10,7 @@ import pytest
 
 import fakehost
 from conftest import STATE, tree_digest, write
-from numatune.apply import transaction
+from numatune.apply import ops, transaction
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 
@@ -88,6 +88,8 @@ def test_a_disk_that_fills_past_the_estimate_rolls_back_whole(cli, tmp_path, sma
     # An estimate that falls short: the next intent asks for room, gets
     # ENOSPC, and the run rolls back using the room each intent held.
     monkeypatch.setattr(transaction, "_journal_estimate", lambda root, changes: 0)
+    # Batches of two: the fake host's writes fit one batch, and the fill must come before a later one.
+    monkeypatch.setattr(ops, "BATCH", 2)
     fakehost.hook_nth_write(monkeypatch.setattr, 2, True, lambda _: fill(state))
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
     assert status == 1, err

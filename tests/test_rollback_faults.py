@@ -53,11 +53,15 @@ def _target(h):
     shares its target with none of them: (its rank among writes of its kind,
     the planned write). Sharing would let an older undo put its target back."""
     writes = [w for c in h.plan() for w in c["writes"]]
-    seen, rank, found = set(), 0, None
+    seen, rank, found, files = set(), 0, None, set()
     for i, w in enumerate(writes):
         keys = h.write_key(w)
-        if w["kind"] == h.kind:
+        # The edits of one file are one op (#28, merged records): counted once, at the first.
+        if w["kind"] == h.kind and not (h.kind == "file" and w["path"] in files):
             rank += 1
+        if w["kind"] == "file":
+            files.add(w["path"])
+        if w["kind"] == h.kind:
             if i > 0 and not any(overlap(k, s) for k in keys for s in seen):
                 found = (rank, w)
         seen |= keys

@@ -166,8 +166,13 @@ class Journal:
 
     def close(self):
         if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)
+            except OSError:
+                # Linux frees the descriptor even when close reports an error, and each
+                # record was fsynced before anything relied on it: nothing is lost (#28).
+                pass
 
 
 def _sum(record):

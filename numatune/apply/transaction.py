@@ -7,7 +7,10 @@ original error with what was rolled back. An undo that fails does not stop
 the others; the journal records it ("failed": seq, error, what) and the
 error names it after "ROLLBACK FAILED for".
 """
+import json
+
 from numatune.apply import kinds as appliers
+from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply.journal import Journal, list_transactions, new_txid
@@ -88,6 +91,15 @@ class _GroupCommit:
     """Captures writes into a batch; ``flush`` journals the batch's intents
     with one fsync, performs them in order, then journals their results.
 
+    The edits of one file are merged (numatune.apply.file.Edits): chained
+    in plan order into one op, journaled once with the bytes before the
+    first and after the last, and written once, when the run of BATCHABLE
+    writes they belong to ends (a write of another kind, which may read or
+    change the file, or the end of the run). The other targets of that run
+    are independent of the file, so writing it after them changes nothing
+    they capture; the journal then grows with the number of writes, not
+    with their square.
+
     The results are synced by the next batch's intents or by the commit: a
     result lost in a crash leaves its intent unconfirmed, which revert undoes
     anyway (the "before" it holds was there when it was announced), exactly as
@@ -99,13 +111,20 @@ class _GroupCommit:
         self.attempted = 0      # writes started (the failing one included)
         self.current = None     # (change, write) being captured or performed, for the error
         self._seq = 0
-        self._batch = []
+        self._batch = []        # ([change], write, kind, op) of the other kinds, in order
         self._targets = set()
+        self._files = {}        # host path -> [Edits, [changes carried], (change, write) first]
+        self._file_paths = set()    # those paths, as written and as resolved
 
     def add(self, change, write):
+        if write.kind == "file":
+            self._add_file(change, write)
+            return
         alone = write.kind not in BATCHABLE
-        if _new_batch(write.kind, write.path, self._targets, len(self._batch)):
-            self.flush()
+        if alone or write.path in self._file_paths:
+            self.flush()    # a command may read or change a pending file: the file first
+        elif _new_batch(write.kind, write.path, self._targets, len(self._batch)):
+            self.flush(files=False)
         self.current = (change, write)
         kind = appliers.KINDS[write.kind]
         try:
@@ -119,26 +138,54 @@ class _GroupCommit:
         if op.get("unchanged"):
             return
         op.pop("unchanged", None)
-        self._batch.append((change, write, kind, op))
+        self._batch.append(([change], write, kind, op))
         self._targets.add(write.path)
         if alone:
             self.flush()
 
-    def flush(self):
+    def _add_file(self, change, write):
+        self.current = (change, write)
+        try:
+            path = self.root.realpath(write.path)
+            entry = self._files.get(path)
+            if entry is None:
+                if path in self._targets or write.path in self._targets:
+                    self.flush(files=False)
+                entry = self._files[path] = [Edits(self.root, write, path), [], (change, write)]
+                self._file_paths.update((path, write.path))
+            if entry[0].add(write, change.id):
+                entry[1].append(change)
+        except BaseException:  # noqa: B902 -- as in add: what came before is made, then rolled back
+            self.flush()
+            self.current = (change, write)
+            raise
+
+    def _merged_files(self):
+        out = []
+        for edits, carried, first in self._files.values():
+            op = edits.op()
+            if not op.pop("unchanged"):
+                out.append((carried, first[1], appliers.KINDS["file"], op))
+        self._files, self._file_paths = {}, set()
+        return out
+
+    def flush(self, files=True):
         batch, self._batch, self._targets = self._batch, [], set()
+        if files:
+            batch += self._merged_files()
         if not batch:
             return
         intents = []
-        for change, write, kind, op in batch:
+        for changes, write, kind, op in batch:
             self._seq += 1
-            intents.append((self._seq, change, write, kind, op))
-        self.journal.append_many([{"t": "intent", "seq": seq, "change": change.id, "op": op}
-                                  for seq, change, _, _, op in intents])
+            intents.append((self._seq, changes, write, kind, op))
+        self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
+                                  for seq, changes, _, _, op in intents])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]
         results = []
         try:
-            for seq, change, write, kind, op in intents:
-                self.current = (change, write)
+            for seq, changes, write, kind, op in intents:
+                self.current = (changes[0], write)
                 self.attempted += 1
                 kind.perform(self.root, op)
                 record = {"t": "done", "seq": seq}
@@ -146,7 +193,8 @@ class _GroupCommit:
                     record["after"] = op["after"]
                 results.append(record)
                 if self.on_write:
-                    self.on_write(change, op)
+                    for change in changes:  # verify reads back every change a merged op carries
+                        self.on_write(change, op)
         except BaseException:  # noqa: B902 -- the caller rolls back; keep its error, not the journal's
             try:
                 self.journal.append_many(results, sync=False)
@@ -158,11 +206,20 @@ class _GroupCommit:
 
 def _journal_estimate(root, changes):
     """Bytes the run's journal will need: each write's records and undo
-    room, and a file's old and new bytes in base64 (about 2.7 times its size)."""
-    total = 0
+    room, and a file's old and new bytes in base64 (about 2.7 times its size):
+    once per file in a run of merged edits (what each edit adds is about its
+    arguments' size), once per write for the other kinds that hold files."""
+    total, merged = 0, set()
     for change in changes:
         for write in change.writes:
             total += 2048
+            if write.kind == "file":
+                total += 3 * len(json.dumps(write.args, default=str))
+                if write.path in merged:
+                    continue
+                merged.add(write.path)
+            elif write.kind not in BATCHABLE:
+                merged = set()  # the files are journaled again after a write of another kind
             # A family's kind that edits a file through an editor journals its bytes too.
             if write.kind in ("file", "command") or write.editor:
                 for path in [write.path] + list(getattr(write, "files", None) or []):

@@ -240,13 +240,19 @@ def change_counts(changes, writes, planned=False):
     return "%s change(s), %s %swrite(s)" % (count(changes), count(writes), "planned " if planned else "")
 
 
-def unjournaled_line(planned, journaled):
+def unjournaled_line(planned, journaled, written=None):
     """Why apply's result counts fewer writes than its prompt did, or None: a write that found its
-    target already as wanted (a file an earlier write of the run rewrote) is not journaled."""
-    if planned <= journaled:
-        return None
-    return "%s of the %s planned write(s) found their target already as wanted (not journaled)" % (
-        count(planned - journaled), count(planned))
+    target already as wanted (a file an earlier write of the run rewrote) is not journaled, and the
+    edits of one file are made as one write (``journaled``: the planned writes made, ``written``: the
+    writes they took, when fewer)."""
+    out = []
+    if planned > journaled:
+        out.append("%s of the %s planned write(s) found their target already as wanted (not journaled)" % (
+            count(planned - journaled), count(planned)))
+    if written is not None and written < journaled:
+        out.append("%s edits made as %s write(s): the edits of one file are written, and journaled, once" % (
+            count(journaled), count(written)))
+    return "; ".join(out) or None
 
 
 def revert_summary(tx, restored, skipped, failed):

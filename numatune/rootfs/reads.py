@@ -170,7 +170,10 @@ class Reads:
                 try:
                     return os.open(name, flags | self._nofollow, dir_fd=dfd)
                 except OSError as e:
-                    if e.errno != errno.ELOOP or not self._nofollow:
+                    # A link where a directory is asked for is ENOTDIR, not ELOOP (the
+                    # journal directory moved by a link): resolved inside the root below.
+                    linked = (errno.ELOOP, errno.ENOTDIR) if flags & os.O_DIRECTORY else (errno.ELOOP,)
+                    if e.errno not in linked or not self._nofollow:
                         raise
         return self.open(path, flags)
 

@@ -145,7 +145,8 @@ class ApplyScreen(Screen):
                      % (event.txid, change_counts(len(event.changes), len(event.ops))), style="bold green")
         self.query_one("#apply-title", Static).update(title)
         log.write(title)
-        needless = unjournaled_line(engine.planned_writes(event.changes), len(event.ops))
+        needless = unjournaled_line(engine.planned_writes(event.changes), engine.carried_writes(event.ops),
+                                   len(event.ops))
         if needless:
             # The dialog counted planned writes: say where the difference went (as `numatune apply` does).
             log.write(Text(needless, style="dim"))
