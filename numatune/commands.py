@@ -8,7 +8,6 @@ import textwrap
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import ApplyError, NumatuneError, UsageError
-from numatune.apply.journal import list_transactions, load
 from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
                                      revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
@@ -176,6 +175,7 @@ def _apply(args, run):
 
 def _journal_state(root, txid):
     """What the journal says of ``txid``: its state, or None when it never began."""
+    from numatune.apply.journal import load
     try:
         return load(root, txid).state
     except NumatuneError:
@@ -254,6 +254,8 @@ def _failed_undos(tx):
 
 
 def cmd_history(args):
+    # The journal's reader here, not at the top: `check` and `plan` never open it (a tenth of check's start).
+    from numatune.apply.journal import list_transactions, load
     root = _root(args)
     if args.txid:
         tx = load(root, args.txid)

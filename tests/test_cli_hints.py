@@ -144,3 +144,20 @@ def test_snapshot_hint_quotes_the_archive(tmp_path, cli):
     assert status == 0, err
     plan_cmd = _commands(out)[0]
     assert plan_cmd[0] == "plan" and _flag(plan_cmd, "--root") == [str(out_path)]
+
+
+def test_a_parser_built_for_one_command_is_the_full_one_for_it():
+    """build_parser(argv) gives only the named command its options (#29): that
+    command's help and parse are the full parser's, and the list of commands
+    it checks against is the parser's own."""
+    from numatune import cli
+    assert tuple(COMMANDS) == cli.COMMANDS
+    full = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in cli.COMMANDS:
+        argv = [name, "--root", "/tmp"] if name not in ("policy", "snapshot", "confirm") else [name]
+        parser = build_parser(argv)
+        one = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        assert one[name].format_help() == full[name].format_help()
+        others = [n for n in cli.COMMANDS if n != name and one[n]._actions[1:]]
+        assert not others, others      # the others: their -h only
+    assert build_parser(["--root", "/x", "check"]).format_help() == build_parser().format_help()

@@ -2,7 +2,6 @@
 declared plugin options: each knob family states the keys it accepts, their
 types and ranges, and validation reports the first problem with its dotted key.
 """
-import difflib
 import re
 
 
@@ -57,6 +56,7 @@ class Scalar:
         if not ok:
             raise SchemaError(key, "%s must be %s, not %r" % (key, _type_name(self.types), value))
         if self.choices is not None and value not in self.choices:
+            import difflib  # a misspelling's suggestion only: not on every run's start
             close = difflib.get_close_matches(str(value), [str(c) for c in self.choices], 1)
             raise SchemaError(
                 key, "%s = %r is not one of %s" % (key, value, ", ".join(map(repr, self.choices))),
@@ -119,6 +119,7 @@ class Table:
                                       self.extra_doc or None, parts=sub_parts)
                 spec = self.extra
             if spec is None:
+                import difflib
                 close = difflib.get_close_matches(name, list(self.fields), 1)
                 raise SchemaError(
                     sub_key, "unknown key %r in table %s" % (name, key or "root"),

@@ -9,7 +9,6 @@ import datetime
 import os
 import signal
 import sys
-import traceback
 
 from numatune.report import compliance, render, render_error, thresholds, writer
 from numatune.report.text import status_line
@@ -57,9 +56,11 @@ def run(args, prepare, make_plan):
     except ModuleNotFoundError as e:
         error = missing_library(e) or e  # a missing extra is UNKNOWN with one line, never a traceback
         if error is e:
+            import traceback  # a crash only: not on every check's start
             traceback.print_exc()
         text, status, line = render_error(str(error), args.format, now, args.out), 3, "numatune UNKNOWN - %s" % error
     except Exception as e:  # a bug must read UNKNOWN to a monitor, not WARNING (Python's exit 1)
+        import traceback
         traceback.print_exc()
         message = "internal error: %s: %s" % (type(e).__name__, e)
         text, status, line = render_error(message, args.format, now, args.out), 3, "numatune UNKNOWN - " + message

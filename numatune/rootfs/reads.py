@@ -284,6 +284,10 @@ class Reads:
         """Resolve symlinks inside the root (absolute links stay inside it)."""
         _lexical_check(path)
         try:
+            if not self.is_live and _Openat2.works is not False:
+                # One openat2 (RESOLVE_IN_ROOT) and a readlink of its descriptor: the walk
+                # reads a link per component by its whole path (a NIC's device: ten).
+                return self._resolve(path)
             return self._walk(path)
         except OSError:
             return path  # a link loop: the path as given, which reads as missing

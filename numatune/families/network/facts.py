@@ -23,9 +23,11 @@ when it applies to a copy, so a copy converges like a host does.
 import json
 import os
 import re
+from itertools import compress
 
 from numatune.facts.cpulist import parse_cpulist
 from numatune.facts.kernel import parse_uevent, read_distro
+from numatune.facts.once import read_once
 from numatune.facts.procs import table
 from numatune.families.network import era, ethtool_text
 
@@ -49,8 +51,14 @@ def parse_interrupts(text):
         fields = rest.split()
         try:
             # The common case, all counts numeric, at C speed: a 480-CPU host's
-            # /proc/interrupts is 22 MB.
-            counts = list(map(int, fields[:ncpu]))
+            # /proc/interrupts is 22 MB, and most of an IRQ's counts are 0 (it
+            # runs where its affinity puts it): those are found by comparing
+            # strings, and only the others converted (int() of 2 million "0"
+            # was a tenth of a giant host's plan).
+            head_counts = fields[:ncpu]
+            counts = [0] * len(head_counts)
+            for i in compress(range(len(head_counts)), map("0".__ne__, head_counts)):
+                counts[i] = int(head_counts[i])
         except ValueError:
             counts = [int(x) for x in fields[:ncpu] if x.isdigit()]
         out[head.strip()] = {"counts": counts, "name": " ".join(fields[len(counts):])}
@@ -74,6 +82,10 @@ def _int(text, default=None):
         return default
 
 
+_VIRTIO = re.compile(r"^virtio\d+$")
+_PCI = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
+
+
 def bus_device(root, dev):
     """The device that holds a NIC's PCI attributes: ``device`` itself, or its
     parent when ``device`` is a virtio device (virtio-net: virtioN has no
@@ -81,10 +93,16 @@ def bus_device(root, dev):
     on a real 6.1 kernel in the QEMU lab)."""
     real = root.realpath(dev)
     parent = os.path.dirname(real)
-    if not root.exists(real + "/numa_node") and re.match(r"^virtio\d+$", os.path.basename(real)) \
+    # The name first: only a virtio device costs the two stats.
+    if _VIRTIO.match(os.path.basename(real)) and not root.exists(real + "/numa_node") \
             and root.exists(parent + "/numa_node"):
         return parent
     return real
+
+
+def _value(text):
+    """What Root.read_value makes of a file's text."""
+    return None if text is None else text.replace("\x00", "").strip()
 
 
 def read_interface(root, name):
@@ -95,23 +113,27 @@ def read_interface(root, name):
     master = root.readlink(base + "/master")
     pci = os.path.basename(dev) if has_device else None
     queues = root.listdir(base + "/queues")
+    # Each directory's files in one go (Root.read_texts), cleaned as read_value cleans one.
+    own = {k: _value(v) for k, v in root.read_texts(base, ("mtu", "operstate", "speed", "address", "type")).items()}
+    pcif = {k: _value(v) for k, v in root.read_texts(dev, ("numa_node", "local_cpulist", "irq")).items()} \
+        if has_device else {}
     info = {
         "name": name,
-        "mtu": _int(root.read_value(base + "/mtu")),
-        "operstate": root.read_value(base + "/operstate"),
-        "speed": _int(root.read_value(base + "/speed")),
-        "address": root.read_value(base + "/address"),
-        "type": _int(root.read_value(base + "/type")),
+        "mtu": _int(own["mtu"]),
+        "operstate": own["operstate"],
+        "speed": _int(own["speed"]),
+        "address": own["address"],
+        "type": _int(own["type"]),
         "virtual": not has_device,
         "driver": os.path.basename(driver) if driver else parse_uevent(root.read_text(base + "/uevent")).get(
             "DEVTYPE"),
-        "pci": pci if pci and re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", pci) else None,
-        "numa_node": _int(root.read_value(dev + "/numa_node")) if has_device else None,
-        "local_cpus": parse_cpulist(root.read_value(dev + "/local_cpulist")) if has_device else [],
+        "pci": pci if pci and _PCI.match(pci) else None,
+        "numa_node": _int(pcif["numa_node"]) if has_device else None,
+        "local_cpus": parse_cpulist(pcif["local_cpulist"]) if has_device else [],
         "rx_queues": len([q for q in queues if q.startswith("rx-")]),
         "tx_queues": len([q for q in queues if q.startswith("tx-")]),
         "msi_irqs": sorted(root.listdir(dev + "/msi_irqs"), key=lambda x: _int(x, 0)),
-        "legacy_irq": root.read_value(dev + "/irq") if has_device else None,
+        "legacy_irq": pcif["irq"] if has_device else None,
         "master": os.path.basename(master) if master else None,
         "bonding": None,
     }
@@ -197,7 +219,12 @@ def persistence(root, name, systemd=None):
 
 def read_interfaces(root):
     """{name: read_interface()} of every interface: the one pass over
-    /sys/class/net that both the matching and the full facts use."""
+    /sys/class/net that the matching, the full facts and the advice family
+    use (read once per run, each caller given its own copy)."""
+    return read_once(root, "net.interfaces", _read_interfaces, root)
+
+
+def _read_interfaces(root):
     out = {}
     for name in root.listdir(NET_DIR):
         if name == "bonding_masters":

@@ -109,15 +109,27 @@ def nm_wanted(want, link_type=1):
 
 # -- ifcfg --------------------------------------------------------------------
 
+_IFCFG_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# What makes shlex.split do more than split on its blanks (space, tab, CR, LF):
+# quotes, escapes and comments. A value without them splits the same in C.
+_SHELL_SPECIAL = re.compile(r"[\"'\\#]")
+_SHELL_BLANKS = re.compile(r"[ \t\r\n]+")
+
+
 def ifcfg_get(text):
     out = {}
     for line in (text or "").splitlines():
-        m = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
+        m = _IFCFG_LINE.match(line)
         if m:
+            value = m.group(2)
+            if not _SHELL_SPECIAL.search(value):
+                # shlex costs ~30 us a line: 256 NICs' files, read three times each per plan.
+                out[m.group(1)] = " ".join(p for p in _SHELL_BLANKS.split(value) if p)
+                continue
             try:
-                parts = shlex.split(m.group(2), comments=True)
+                parts = shlex.split(value, comments=True)
             except ValueError:
-                parts = [m.group(2)]
+                parts = [value]
             out[m.group(1)] = " ".join(parts)
     return out
 

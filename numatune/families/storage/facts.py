@@ -92,9 +92,10 @@ def _int(text):
         return None
 
 
-def _numa_node(root, real_sys_path, cache):
+def _numa_node(root, real_sys_path, cache, known=None):
     """NUMA node of the nearest ancestor (the HBA's PCI function) that says.
-    ``cache`` maps directories to answers: thousands of LUNs share few HBAs."""
+    ``cache`` maps directories to answers: thousands of LUNs share few HBAs.
+    ``known``: (directory, the text of its numa_node) already read."""
     path, seen = real_sys_path, []
     node = None
     while path.startswith("/sys/devices/") and path.count("/") > 3:
@@ -103,7 +104,11 @@ def _numa_node(root, real_sys_path, cache):
             node = cache[path]
             break
         seen.append(path)
-        node = _int(_clean(root.read_text(path + "/numa_node")))
+        if path.endswith("/block"):
+            # The block class's glue directory between a disk and its parent
+            # device: a kobject with no attributes, never a device of its own.
+            continue
+        node = _int(_clean(known[1] if known and known[0] == path else root.read_text(path + "/numa_node")))
         if node is not None:
             node = node if node >= 0 else None
             break
@@ -159,9 +164,10 @@ def device_names(root, index=None):
     return found
 
 
-def _identity(root, name, path, props, numa_cache, known=None, dev=None):
+def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None):
     """Everything a selector may look at, read from sysfs under ``root``.
-    ``known``: the device's block_index entry, when the root has one."""
+    ``known``: the device's block_index entry, when the root has one.
+    ``extra``: see discover_sysfs."""
     real = known[1] if known else _real(root, path)
     if known:
         dev = known[0]
@@ -175,11 +181,20 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
     vendor = model = wwid = None
     # A missing device/ reads as three missing files: cheaper than a stat first on the
     # thousands of SCSI paths that have one (a device-mapper map never does).
+    more_queue, more_scsi, read = extra if extra is not None else ((), (), None)
+    scsi = parent = None
     if not name.startswith("dm-") or root.exists(path + "/device"):
-        scsi = root.read_texts(path + "/device", ("vendor", "model", "wwid"))
+        # numa_node too: the parent device is the first directory the NUMA walk
+        # asks, and this read finds it open already.
+        scsi = root.read_texts(path + "/device", ("vendor", "model", "wwid", "numa_node") + more_scsi)
         vendor, model, wwid = _clean(scsi["vendor"]), _clean(scsi["model"]), _clean(scsi["wwid"])
+        link = root.readlink(path + "/device") if known else None
+        if link is not None:
+            parent = (os.path.normpath(os.path.join(real, link)), scsi["numa_node"])
     sectors = _int(_clean(root.read_text(path + "/size")))
-    queue = root.read_texts(path + "/queue", ("scheduler", "rotational"))
+    queue = root.read_texts(path + "/queue", ("scheduler", "rotational") + more_queue)
+    if read is not None:
+        read[name] = {"queue": queue, "device": scsi}
     current, available = parse_scheduler(queue["scheduler"])
     kind = classify(name, dm_uuid)
     rotational_text = _clean(queue["rotational"])
@@ -205,7 +220,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None):
         "scheduler": {"current": current, "available": available},
         "slaves": root.listdir(path + "/slaves"),
         "holders": root.listdir(path + "/holders"),
-        "numa_node": _numa_node(root, real, numa_cache),
+        "numa_node": _numa_node(root, real, numa_cache, parent),
         "udev": udev,
         "devtype_assumed": assumed,
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
@@ -224,29 +239,43 @@ def _properties(root, path, dev):
     return props
 
 
-def discover_sysfs(root):
+def _extra(attrs, read):
+    """_identity's ``extra``: the queue and SCSI attributes of ``attrs`` to read
+    with the identity (from the same two directories), and the dict to keep
+    them in, for read_settings."""
+    if read is None:
+        return None
+    return (tuple(a for a in attrs if a in QUEUE_ATTRS and a not in ("scheduler", "rotational")),
+            ("queue_depth",) if "queue_depth" in attrs else (), read)
+
+
+def discover_sysfs(root, attrs=(), read=None):
     """Devices from sysfs and the udev database files under ``root``: the
-    block index first, then each device's own attributes."""
+    block index first, then each device's own attributes. ``attrs``: the
+    settings a policy asks about, read along (each device's queue directory
+    opened once, not again for read_settings) into ``read`` ({name: texts})."""
     devices, cache = {}, {}
     index = block_index(root)
+    extra = _extra(attrs, read)
     for name, path in device_names(root, index).items():
         known = index.get(name)
         dev = known[0] if known else _clean(root.read_text(path + "/dev"))
-        devices[name] = _identity(root, name, path, _properties(root, path, dev), cache, known, dev)
+        devices[name] = _identity(root, name, path, _properties(root, path, dev), cache, known, dev, extra)
     return _inherit(devices)
 
 
-def discover_udev(root):
+def discover_udev(root, attrs=(), read=None):
     """Devices as libudev sees them (live root only)."""
     import pyudev  # lazily: the core imports no optional library
     context = pyudev.Context()
     devices, cache = {}, {}
     index = block_index(root)
     paths = device_names(root, index)
+    extra = _extra(attrs, read)
     for device in context.list_devices(subsystem="block", DEVTYPE="disk"):
         name = device.sys_name
         path = paths.get(name, "/sys/block/" + name)
-        devices[name] = _identity(root, name, path, dict(device.properties), cache, index.get(name))
+        devices[name] = _identity(root, name, path, dict(device.properties), cache, index.get(name), extra=extra)
     return _inherit(devices)
 
 
@@ -266,24 +295,30 @@ def _inherit(devices):
     return devices
 
 
-def discover(root, prefer_udev=True):
-    """(source, devices): pyudev on the live root when it is installed."""
+def discover(root, prefer_udev=True, attrs=(), read=None):
+    """(source, devices): pyudev on the live root when it is installed.
+    ``attrs``, ``read``: see discover_sysfs."""
     if root.is_live and prefer_udev:
         try:
-            return "udev", discover_udev(root)
+            return "udev", discover_udev(root, attrs, read)
         except ImportError:
             pass
-    return "sysfs", discover_sysfs(root)
+    return "sysfs", discover_sysfs(root, attrs, read)
 
 
-def read_settings(root, device, attrs):
-    """Current values of ``attrs`` (queue names, "queue_depth", "cache_type")."""
+def read_settings(root, device, attrs, read=None):
+    """Current values of ``attrs`` (queue names, "queue_depth", "cache_type").
+    ``read``: the texts discover read along for this device, if it did."""
     out = {}
     path = device["sysfs"]
     known = {"rotational": device["attrs"]["queue/rotational"]} if "attrs" in device else {}
+    read = read or {}
     # The queue attributes in one go; rotational was read with the identity a moment ago.
-    queue = root.read_texts(path + "/queue", [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler"
-                                              and a not in known])
+    queue = read.get("queue") or {}
+    missing = [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler" and a not in known and a not in queue]
+    if missing:
+        queue = dict(queue, **root.read_texts(path + "/queue", missing))
+    scsi = read.get("device") or {}
     for attr in attrs:
         if attr == "scheduler":
             continue  # part of the identity
@@ -291,8 +326,8 @@ def read_settings(root, device, attrs):
             value = known[attr] if attr in known else _clean(queue[attr])
             out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": value}
         elif attr == "queue_depth":
-            out[attr] = {"path": path + "/device/queue_depth",
-                         "value": _clean(root.read_text(path + "/device/queue_depth"))}
+            text = scsi["queue_depth"] if "queue_depth" in scsi else root.read_text(path + "/device/queue_depth")
+            out[attr] = {"path": path + "/device/queue_depth", "value": _clean(text)}
         elif attr == "cache_type":
             found = root.listdir(path + "/device/scsi_disk")
             where = "%s/device/scsi_disk/%s/cache_type" % (path, found[0]) if found else None

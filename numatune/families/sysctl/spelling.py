@@ -5,7 +5,6 @@ A key the root's /proc/sys lacks is either one this kernel does not have
 warning). The running kernel's /proc/sys and a built-in list of known keys
 (for captures that hold only part of /proc/sys) tell them apart.
 """
-import difflib
 
 from numatune.families.sysctl.known_keys import KNOWN
 
@@ -48,6 +47,7 @@ def known(key):
 
 def suggest(key, near):
     """The likeliest intended key, or None (pure)."""
+    import difflib  # only for a key the host lacks: not on every run's start
     candidates = set(near) | KNOWN
     close = difflib.get_close_matches(key, candidates, 1, 0.8)
     return close[0] if close else None
