@@ -2,6 +2,7 @@
 apply, rollback and revert (values checked on disk), on big fake plans
 made of real model objects for navigation at scale."""
 import os
+import re
 import shutil
 
 from conftest import STATE, tree_digest
@@ -153,7 +154,10 @@ def test_apply_a_selection_to_a_copied_root(review_root):
             assert type(screen).__name__ == "ApplyScreen" and screen.outcome == "applied"
             n = len(screen.changes)
             assert n == len(app.plan.changes) - 1
-            assert "%d change(s), %d write(s) applied and verified" % (n, n) in _text(app, "#apply-title")
+            # The edits of one file are written once (merged records): fewer writes than changes, never more.
+            title = _text(app, "#apply-title")
+            m = re.search(r"(\d+) change\(s\), (\d+) write\(s\) applied and verified", title)
+            assert m and int(m.group(1)) == n and 0 < int(m.group(2)) <= n, title
             await pilot.press("escape")
             await settle(app, pilot)
             # Re-planned: only what was left out is still to do, and it stays deselected.
@@ -238,8 +242,10 @@ def test_revert_from_history(review_root):
             await pilot.press("y")
             await settle(app, pilot)
             assert [t.state for t in history.transactions] == ["reverted"]
-            writes = len(history.transactions[0].ops)
-            assert writes == len(app.plan.changes)
+            ops = history.transactions[0].ops
+            writes = len(ops)
+            from numatune import engine
+            assert engine.carried_writes([r["op"] for r in ops.values()]) == engine.planned_writes(app.plan.changes)
             assert "%d restored, 0 left alone, 0 failed" % writes in _text(app, "#tx-details")
             await pilot.press("r")  # already reverted: refused without a dialog
             assert app.screen is history
