@@ -32,17 +32,22 @@ def _files_read(tmp_path_factory):
     base = tmp_path_factory.mktemp("trace")
     root = _build(base / "root")
     seen = set()
-    real_open = Root._open_read
+    real_open, real_texts = Root._open_read, Root.read_texts
 
     def watch(self, path, *args):
         seen.add(path)
         return real_open(self, path, *args)
-    Root._open_read = watch
+
+    def watch_texts(self, directory, names):
+        # Batched reads of a directory's files (sysfs attributes) bypass _open_read.
+        seen.update(directory.rstrip("/") + "/" + name for name in names)
+        return real_texts(self, directory, names)
+    Root._open_read, Root.read_texts = watch, watch_texts
     try:
         r = Root(str(root))
         engine.make_plan(r, load([str(write(base, "p.toml", POLICY))], r))
     finally:
-        Root._open_read = real_open
+        Root._open_read, Root.read_texts = real_open, real_texts
     return sorted(p for p in seen if os.path.isfile(str(root) + p))
 
 

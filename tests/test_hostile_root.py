@@ -119,6 +119,33 @@ def test_a_sysctl_d_directory_linked_out_of_the_root_gets_no_file(cli, tmp_path,
     assert "vm.swappiness = 10" in (inside / "90-numatune.conf").read_text()
 
 
+@pytest.mark.parametrize("style", ["relative", "absolute"])
+def test_a_journal_directory_moved_by_a_link_is_read_where_it_was_written(cli, tmp_path, resolver, style):
+    # The fault campaign (#28): the journal was written at the link's target inside the
+    # root, but read by a listing that took the link for "not a directory": `revert --last`
+    # said there was nothing to revert and left the host applied.
+    root = tmp_path / "root"
+    fakehost.build(root)
+    before = tree_digest(root)
+    outside = tmp_path / "journals"
+    outside.mkdir()
+    link = root / STATE / "journal"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(os.path.relpath(outside, link.parent) if style == "relative" else str(outside))
+    status, out, err = cli("apply", "--root", root, "--policy", write(tmp_path, "p.toml", POLICY), "--yes")
+    assert status == 0, err
+    assert os.listdir(outside) == []
+    status, out, err = cli("history", "--root", root)
+    assert status == 0 and "applied" in out, out + err
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, out + err
+    assert os.listdir(outside) == []
+    after = tree_digest(root)
+    made = [k for k in after if k not in before]        # where the link led, inside the root
+    assert all(after[k][0] == "dir" or k.endswith(".jsonl") for k in made), made
+    assert {k: v for k, v in after.items() if k not in made} == before
+
+
 def test_paths_with_dotdot_that_leave_the_root_are_refused(tmp_path):
     r = Root(str(tmp_path))
     for bad in ("/../etc/passwd", "/etc/../../x", "/a/b/../../../c"):

@@ -207,6 +207,31 @@ def test_apply_converges_and_revert_is_exact(private, cli):
     assert tree_digest(root) == before
 
 
+def test_a_revert_cut_by_an_mtu_write_error_is_finished_by_the_next(private, cli, monkeypatch):
+    # The fault campaign (#28, ethtool revert write EIO): the copy's sysfs mtu file was
+    # truncated, then its write failed; the next revert read the empty file as an int
+    # and failed again, leaving the MTU of eth2 at 9000 for good.
+    from numatune.families.network import netdev
+    root, policy = private
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
+    assert status == 0, err + out
+    real = netdev._write
+
+    def cut(root_, path, value):
+        if path.endswith("/eth2/mtu"):
+            open(root_.join(path), "w").close()
+            raise OSError(5, "Input/output error")
+        real(root_, path, value)
+    monkeypatch.setattr(netdev, "_write", cut)
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 1 and "FAILED eth2 mtu" in out, err + out
+    monkeypatch.setattr(netdev, "_write", real)
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, err + out
+    assert tree_digest(root) == before
+
+
 def test_snapshot_without_ethtool_file_says_so(host, cli, tmp_path):
     root, policy = host
     snap = root / "numatune-snapshot/ethtool.json"

@@ -208,3 +208,35 @@ def test_a_lock_that_is_not_numatunes_file_is_refused(cli, tmp_path, what):
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
     assert status == 2 and "lock" in err and len(err.strip().splitlines()) == 1, err
     assert (canary / "victim").read_text() == "canary\n"
+
+
+@pytest.mark.parametrize("errno_", [5, 37])     # EIO, ENOLCK (an NFS lock server out of locks)
+def test_a_lock_that_cannot_be_taken_or_closed_is_one_line(cli, tmp_path, monkeypatch, errno_):
+    # The fault campaign (#28): an flock failing with anything but "held" ended in a traceback.
+    from numatune.apply import lock as lockmod
+    root = fakehost.build(tmp_path / "root")
+    policy = write(tmp_path, "policy.toml", fakehost.POLICY)
+    before = tree_digest(root)
+
+    def flock(fd, op):
+        raise OSError(errno_, os.strerror(errno_))
+    monkeypatch.setattr(lockmod.fcntl, "flock", flock)
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 2 and err.startswith("numatune: cannot lock") and len(err.strip().splitlines()) == 1, err
+    assert tree_digest(root) == before
+    monkeypatch.undo()
+
+    class Os:
+        """os, with a close that reports an error once it has closed (NFS)."""
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def close(self, fd):
+            os.close(fd)
+            raise OSError(errno_, os.strerror(errno_))
+    monkeypatch.setattr(lockmod, "os", Os())
+    status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
+    assert status == 0, err
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, err
+    assert tree_digest(root) == before

@@ -22,7 +22,11 @@ class RunLock:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
             if e.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
+                # ENOLCK (an NFS lock server out of locks), EIO: not held, one line (#28).
+                os.close(self.fd)
+                self.fd = None
+                raise RefusedError("cannot lock %s: %s" % (self.path, e.strerror or e),
+                                   "check the file system that holds it and run again; nothing was changed") from None
             holder = os.pread(self.fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(self.fd)
             self.fd = None
@@ -37,5 +41,8 @@ class RunLock:
 
     def __exit__(self, *exc):
         if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+            fd, self.fd = self.fd, None
+            try:
+                os.close(fd)
+            except OSError:
+                pass    # the descriptor, and with it the lock, is released whatever close reports

@@ -74,7 +74,11 @@ def write_atomic(root, path, data, mode, uid=None, gid=None):
             _unlink_quiet(dirfd, tmp)
             raise
         os.close(fd)
-        os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        try:
+            os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except BaseException:  # noqa: B902 -- a rename that fails (ENOSPC, EIO) leaves no temporary either
+            _unlink_quiet(dirfd, tmp)
+            raise
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
@@ -102,7 +106,10 @@ def open_value(root, path):
     `echo value > file` opens them."""
     if root.is_live:
         return root.open(path, os.O_WRONLY | os.O_TRUNC)
-    fd = root.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    # By name from the parent's kept descriptor (opened confined, as for the
+    # capture's read just before), O_NOFOLLOW: a link at the name is opened by
+    # its whole path, resolved inside the root.
+    fd = root.open_named(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

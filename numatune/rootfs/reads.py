@@ -9,7 +9,8 @@ cost (issue #29). So a directory is opened once, confined as before, and
 kept; its children are opened by name from that descriptor with O_NOFOLLOW
 under ``--root``: a child that is a link (ELOOP) is opened again by its
 whole path, confined, so a link still resolves inside the root and never
-out of it. Writes do not come here: they resolve every path in full.
+out of it. A one-value write opens its file the same way (``open_named``);
+a whole-file write (apply/root_write.py) resolves its directory in full.
 
 Every read opens with O_NONBLOCK (a FIFO never blocks the run), refuses
 what is not a regular file, and stops at what the file can hold
@@ -170,9 +171,20 @@ class Reads:
                 try:
                     return os.open(name, flags | self._nofollow, dir_fd=dfd)
                 except OSError as e:
-                    if e.errno != errno.ELOOP or not self._nofollow:
+                    # A link where a directory is asked for is ENOTDIR, not ELOOP (the
+                    # journal directory moved by a link): resolved inside the root below.
+                    linked = (errno.ELOOP, errno.ENOTDIR) if flags & os.O_DIRECTORY else (errno.ELOOP,)
+                    if e.errno not in linked or not self._nofollow:
                         raise
         return self.open(path, flags)
+
+    def open_named(self, path, flags):
+        """os.open of host ``path`` with ``flags``, by name from its kept
+        directory descriptor as reads open (a link at the name: by the whole
+        path, confined). A giant host's apply and revert write 35,000 sysfs
+        values in a few thousand directories each: a whole-path openat2
+        through ctypes per write cost as much as the write itself."""
+        return self._open_read(path, flags)
 
     def _stat(self, path, follow):
         """os.stat of host ``path`` from its directory's descriptor."""

@@ -36,9 +36,9 @@ mode, owner, link targets; numatune's state directory aside).
 """
 import argparse
 import collections
+import multiprocessing
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -51,23 +51,26 @@ REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import calls  # noqa: E402
 import roots as root_kinds  # noqa: E402
-from conftest import STATE, tree_digest, write  # noqa: E402
+import trees  # noqa: E402
+from conftest import STATE  # noqa: E402
 import injuries  # noqa: E402
 
 TIMEOUT = 60
 FAULTS = {"enospc": "error=ENOSPC", "eio": "error=EIO", "kill": "signal=KILL"}
-SYSCALLS = ("write", "fsync", "renameat", "mkdir", "mkdirat", "chown", "fchown", "fchownat", "fallocate")
+SYSCALLS = calls.SYSCALLS
 CLASSES = ("syscall", "plant", "journal")
-CALL = re.compile(r"(?:\d+\s+)?(\w+)\(")  # "714   write(1, ..." (-f prefixes the pid, padded)
 
 
 def numatune(args, strace=None, timeout=TIMEOUT):
     """(exit status or "hang", stderr) of one numatune run, under strace if asked."""
-    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO))
+    # A fixed hash seed: the same calls in the same order in every run, so call N is the one counted.
+    # No run writes bytecode (compiled() wrote it once): a run's first calls are not those of writing it.
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO), PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
     cmd = [sys.executable, "-m", "numatune"] + [str(a) for a in args]
     if strace:
-        cmd = ["strace", "-f", "-qq", "-o", "/dev/null"] + strace + ["--"] + cmd
+        cmd = calls.STRACE + ["-o", "/dev/null"] + strace + ["--"] + cmd
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(REPO), timeout=timeout)
     except subprocess.TimeoutExpired as e:
@@ -75,37 +78,43 @@ def numatune(args, strace=None, timeout=TIMEOUT):
     return p.returncode, p.stderr
 
 
-def count_calls(args, syscalls):
-    """{syscall: how many calls a clean run makes} (the indexes to inject at)."""
-    with tempfile.NamedTemporaryFile(prefix="numatune-strace-") as log:
-        status, err = numatune(args, strace=["-o", log.name, "-e", "trace=" + ",".join(syscalls)])
-        assert status == 0, err
-        lines = open(log.name).read().splitlines()
-    called = [m.group(1) for m in map(CALL.match, lines) if m]
-    return {s: called.count(s) for s in syscalls}
+_COMPILED = []
+
+
+def compiled():
+    """Bytecode for numatune, written once: with PYTHONDONTWRITEBYTECODE set
+    (as here) each run compiled its 120 modules again, two thirds of its CPU
+    time; an installed package has its bytecode too."""
+    if not _COMPILED:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "numatune")], check=True)
+        _COMPILED.append(True)
 
 
 class Case:
     """A pristine case root, its policy, and (made once) an applied copy."""
 
     def __init__(self, work, kind="fakehost"):
+        compiled()
         self.kind = kind
         self.work = Path(work) / kind
         self.work.mkdir(parents=True, exist_ok=True)
         self.pristine, self.policy, self.extra = root_kinds.BUILD[kind](self.work)
-        self.before = tree_digest(self.pristine)
+        self.before = trees.digest(self.pristine)
         self._applied = None
+        self._copies = None
 
     def copy(self, name, source=None):
-        run = self.work / name
-        shutil.rmtree(run, ignore_errors=True)
-        run.mkdir(parents=True)
-        # cp -a, not shutil.copytree: owners are part of the tree compared (the bls-odd root).
-        subprocess.run(["cp", "-a", str(source or self.pristine), str(run / "root")], check=True)
-        canary = run / "canary"
-        write(canary, "keep", "canary\n")
-        os.chmod(canary / "keep", 0o600)
-        return run / "root", canary
+        """(root, canary) of a run named ``name``: a copy of the pristine root
+        (or of ``source``, the applied copy) and a canary directory beside it.
+        Give it back with ``done``."""
+        if self._copies is None or self._copies_pid != os.getpid():
+            self._copies, self._copies_pid = trees.Copies(self.work), os.getpid()
+        source = source or self.pristine
+        return self._copies.get(source, self.before if source == self.pristine else self.after, name)
+
+    def done(self, root, problems, tree=None):
+        """A clean run's copy is used again; a failed run's is kept, named after the run."""
+        self._copies.done(root, problems, tree)
 
     def apply_args(self, root):
         return ["apply", "--root", root, "--policy", self.policy, "--yes"] + list(self.extra)
@@ -114,12 +123,14 @@ class Case:
     def applied(self):
         """A copy with the policy applied (exit 0): revert and journal runs start from a copy of it."""
         if self._applied is None:
-            root, _ = self.copy("applied")
+            root = self.work / "applied"
+            shutil.rmtree(root, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(self.pristine), str(root)], check=True)
             status, err = numatune(self.apply_args(root))
             if status != 0:
                 raise SystemExit("campaign: the clean apply on %s failed: %s" % (self.kind, err.strip()[-300:]))
             self._applied = root
-            self.after = tree_digest(root)
+            self.after = trees.digest(root)
         return self._applied
 
 
@@ -128,33 +139,32 @@ def check_common(case, root, canary, canary_before, statuses, errs, problems):
         problems.append("hang (%s)" % ", ".join("run %d" % (i + 1) for i, s in enumerate(statuses) if s == "hang"))
     if any("Traceback" in e for e in errs):
         problems.append("traceback: " + next(e for e in errs if "Traceback" in e).strip().splitlines()[-1])
-    if tree_digest(canary) != canary_before or set(os.listdir(canary.parent)) - {"root", "canary", "saved"}:
+    if trees.digest(canary) != canary_before or set(os.listdir(canary.parent)) - {"root", "canary", "saved"}:
         problems.append("written outside the root")
 
 
-def differs(a, b, skip=()):
-    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k) and k not in skip)
+differs = trees.differs
 
 
 def syscall_run(case, phase, syscall, fault, n):
     """One injected run and its recovery: a list of problems (empty: clean)."""
     root, canary = case.copy("run-%s-%s-%s-%d" % (phase, syscall, fault, n),
                              case.applied if phase == "revert" else None)
-    canary_before = tree_digest(canary)
-    inject = ["-e", "inject=%s:%s:when=%d" % (syscall, FAULTS[fault], n)]
+    canary_before = trees.digest(canary)
     args = case.apply_args(root) if phase == "apply" else ["revert", "--last", "--root", root]
-    status, err = numatune(args, strace=inject)
+    status, err = numatune(args, strace=calls.inject(syscall, FAULTS[fault], n))
     if err.startswith("strace:"):
+        case.done(root, ["strace"])
         return ["strace did not run it: " + err.strip().splitlines()[0]]
     # Recovery: revert the last transaction (a no-op when the fault came before its journal).
     rstatus, rerr = numatune(["revert", "--last", "--root", root])
     problems = []
     check_common(case, root, canary, canary_before, [status, rstatus], [err, rerr], problems)
-    diff = differs(tree_digest(root), case.before)
+    after = trees.digest(root)
+    diff = differs(after, case.before)
     if diff:
         problems.append("tree differs after recovery: %s" % ", ".join(diff[:5]))
-    if not problems:
-        shutil.rmtree(root.parent, ignore_errors=True)
+    case.done(root, problems, after)
     return problems
 
 
@@ -163,13 +173,18 @@ one_run = syscall_run
 
 
 def syscall_runs(case, syscalls=SYSCALLS):
-    probe, _ = case.copy("probe")
-    counts = {"apply": count_calls(case.apply_args(probe), syscalls)}
-    counts["revert"] = count_calls(["revert", "--last", "--root", probe], syscalls)
+    """The syscall runs of one case and, for each phase, {syscall: how many calls are injected at}."""
+    probe = case.work / "probe"
+    shutil.rmtree(probe, ignore_errors=True)
+    subprocess.run(["cp", "-a", str(case.pristine), str(probe)], check=True)
+    picked = {"apply": calls.count(numatune, case.apply_args(probe), probe, syscalls)}
+    picked["revert"] = calls.count(numatune, ["revert", "--last", "--root", probe], probe, syscalls)
+    shutil.rmtree(probe, ignore_errors=True)
+    counts = {phase: {s: len(ns) for s, ns in p.items()} for phase, p in picked.items()}
     if not all(sum(c.values()) for c in counts.values()):
         raise SystemExit("campaign: strace saw no calls to inject at (%s)" % counts)
-    runs = [("syscall", case.kind, phase, s, fault, n) for phase in counts for s in syscalls
-            for fault in FAULTS for n in range(1, counts[phase][s] + 1)]
+    runs = [("syscall", case.kind, phase, s, fault, n) for phase in picked for s in syscalls
+            for fault in FAULTS for n in picked[phase][s]]
     return runs, counts
 
 
@@ -207,45 +222,140 @@ def run(cases, spec):
     return injuries.journal_run(case, *spec[2:])
 
 
+_CASES = {}
+
+
+def _worker_run(spec):
+    try:
+        return spec, run(_CASES, spec)
+    except Exception as e:      # the harness's own failure is a failed run, not a lost campaign
+        return spec, ["campaign error: %s: %s" % (type(e).__name__, e)]
+
+
+def run_many(cases, specs, jobs=None, report=None):
+    """{spec: problems} of every run, ``jobs`` worker processes (default: one
+    per CPU), each on its own copies; ``report(spec, problems, done)`` as each ends."""
+    global _CASES
+    jobs = jobs or os.cpu_count() or 1
+    for case in cases.values():
+        if any(s[1] == case.kind and (s[0] != "syscall" or s[2] == "revert") for s in specs):
+            case.applied                # made once, before the workers fork
+    _CASES = cases
+    results = {}
+    if jobs == 1:
+        outcomes = map(_worker_run, specs)
+    else:
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        outcomes = pool.imap_unordered(_worker_run, specs)
+    try:
+        for spec, problems in outcomes:
+            results[spec] = problems
+            if report:
+                report(spec, problems, len(results))
+    finally:
+        if jobs != 1:
+            pool.terminate()
+            pool.join()
+    return results
+
+
+def parse_spec(text):
+    """A spec as the campaign prints it ("syscall ethtool revert write eio 33", what follows ': ' aside)."""
+    words = text.split(": ")[0].split()
+    return tuple(int(w) if w.isdigit() else w for w in words)
+
+
+PROBES = {"plant": "symlink, hardlink, FIFO or directory at a name written",
+          "journal": "truncated, bit flip, line dropped or repeated, garbage, forged"}
+
+
+def table(runs, failed):
+    """[runs, clean] by (class, root, probe): a syscall run's probe is its phase and fault."""
+    rows = collections.defaultdict(lambda: [0, 0])
+    for spec in runs:
+        key = spec[:2] + ((spec[2], spec[4]) if spec[0] == "syscall" else (PROBES[spec[0]],))
+        rows[key][0] += 1
+        rows[key][1] += spec not in failed
+    return rows
+
+
+# What a problem says -> the total it counts in (the README's table).
+TOTALS = (("tracebacks", ("traceback",)), ("writes outside the root", ("written outside",)),
+          ("hangs", ("hang",)), ("wrong restores", ("wrote wrong bytes", "restored less", "refused revert restored")),
+          ("trees differing", ("tree differs", "planted")), ("other", ()))
+
+
+def totals(failed):
+    out = collections.Counter()
+    for problems in failed.values():
+        for p in problems:
+            out[next((name for name, marks in TOTALS if not marks or any(m in p for m in marks)))] += 1
+    return [(name, out[name]) for name, _ in TOTALS]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--all", action="store_true", help="every run (the default when --sample is not given)")
     ap.add_argument("--sample", type=int, default=0, help="run N randomly chosen runs")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--specs", help="run the runs listed in FILE, one a line as printed (what follows ': ' aside)")
+    ap.add_argument("--count", action="store_true", help="print how many runs there are, run none")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per CPU)")
     ap.add_argument("--classes", default=",".join(CLASSES), help="comma-separated: " + ", ".join(CLASSES))
     ap.add_argument("--roots", default=",".join(root_kinds.available()),
                     help="comma-separated: " + ", ".join(root_kinds.BUILD))
-    ap.add_argument("--work", help="directory for the copies (default: a new temporary one, removed if clean)")
+    ap.add_argument("--work", help="directory for the copies (default: a new one under /dev/shm, removed if clean)")
     args = ap.parse_args(argv)
     if not shutil.which("strace"):
         sys.exit("campaign: strace is not installed")
-    work = Path(args.work or tempfile.mkdtemp(prefix="numatune-faults-"))
-    classes = args.classes.split(",")
-    cases = {kind: Case(work, kind) for kind in args.roots.split(",")}
-    runs, counts = all_runs(cases, classes)
+    # tmpfs: a copy of the 2,891-file Superdome root takes a tenth of the time it takes on disk.
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    work = Path(args.work or tempfile.mkdtemp(prefix="numatune-faults-", dir=shm))
+    started = time.time()
+    if args.specs:
+        runs = [parse_spec(line) for line in open(args.specs) if line.strip() and not line.startswith("#")]
+        cases = {kind: Case(work, kind) for kind in sorted({r[1] for r in runs})}
+        counts = {}
+    else:
+        classes = args.classes.split(",")
+        cases = {kind: Case(work, kind) for kind in args.roots.split(",")}
+        runs, counts = all_runs(cases, classes)
     if args.sample and args.sample < len(runs):
         runs = random.Random(args.seed).sample(runs, args.sample)
-    print("syscalls in a clean run: %s\n%d runs" % (counts, len(runs)), flush=True)
+    for kind, phases in counts.items():
+        for phase, by_call in phases.items():
+            print("%s %s: calls injected at: %s" % (kind, phase, " ".join(
+                "%s %d" % (s, n) for s, n in by_call.items() if n)))
+    print("%d runs (set up in %.0f s)" % (len(runs), time.time() - started), flush=True)
+    if args.count:
+        shutil.rmtree(work, ignore_errors=True) if not args.work else None
+        return 0
     failed, started = {}, time.time()
-    for spec in runs:
-        problems = run(cases, spec)
+    failed_list = work / "failed-specs.txt"
+
+    def report(spec, problems, done):
         if problems:
             failed[spec] = problems
             print("%s: %s" % (" ".join(map(str, spec)), "; ".join(problems)), flush=True)
-    table = collections.defaultdict(lambda: [0, 0])
-    for spec in runs:
-        key = spec[:2] + ((spec[2], spec[4]) if spec[0] == "syscall" else (spec[2].split(":")[0],)
-                          if spec[0] == "journal" else (spec[3],))
-        table[key][0] += 1
-        table[key][1] += spec not in failed
+            with open(failed_list, "a") as f:
+                f.write(" ".join(map(str, spec)) + "\n")
+        if done % 500 == 0:
+            print("... %d of %d runs, %d failed, %.0f s" % (done, len(runs), len(failed), time.time() - started),
+                  flush=True)
+    run_many(cases, runs, args.jobs, report)
+    elapsed = time.time() - started
+    rows = table(runs, failed)
     print("| class | root | probe | runs | clean |\n|---|---|---|---|---|")
-    for key in sorted(table):
-        print("| %s | %s | %s | %d | %d |" % (key[0], key[1], " ".join(key[2:]), *table[key]))
-    print("%d runs, %d clean, %.0f s" % (len(runs), len(runs) - len(failed), time.time() - started))
+    for key in sorted(rows):
+        print("| %s | %s | %s | %d | %d |" % (key[0], key[1], " ".join(key[2:]), *rows[key]))
+    print("| **total** | | | **%d** | **%d** |" % (len(runs), len(runs) - len(failed)))
+    print("problems: " + ", ".join("%s %d" % t for t in totals(failed)))
+    print("%d runs, %d clean, %.0f s (%.2f s a run, %d jobs)"
+          % (len(runs), len(runs) - len(failed), elapsed, elapsed / max(1, len(runs)), args.jobs))
     if not failed and not args.work:
         shutil.rmtree(work, ignore_errors=True)
     else:
-        print("copies kept in %s" % work)
+        print("copies kept in %s%s" % (work, "; failed runs listed in %s (--specs)" % failed_list if failed else ""))
     return 1 if failed else 0
 
 

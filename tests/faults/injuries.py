@@ -2,9 +2,9 @@
 import json
 import os
 import random
-import shutil
 
-from conftest import STATE, tree_digest
+from conftest import STATE
+from trees import digest as tree_digest
 from numatune.apply.journal import sealed
 from numatune.apply.root_write import tmp_name
 
@@ -105,8 +105,7 @@ def plant_run(case, name, how):
     diff = campaign.differs(after, baseline, skip=skip)
     if diff:
         problems.append("tree differs after apply and revert: %s" % ", ".join(diff[:5]))
-    if not problems:
-        shutil.rmtree(root.parent, ignore_errors=True)
+    case.done(root, problems, after)
     return problems
 
 
@@ -194,6 +193,5 @@ def journal_run(case, how, i):
         if status == 0:
             break
     campaign.check_common(case, root, canary, canary_before, statuses, errs, problems)
-    if not problems:
-        shutil.rmtree(root.parent, ignore_errors=True)
+    case.done(root, problems, after)
     return problems

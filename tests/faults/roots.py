@@ -9,6 +9,11 @@ pristine tree built once, a policy and the arguments apply takes:
                multipath): file, value, blockattr and multipath writes
 ``bls-odd``    the fake host with odd owners and modes on every file apply edits
                (uid/gid 4242/4343, 0600, 0444, 0640), which revert must put back
+``writes``     the fake host with a cgroup v1 cpuset hierarchy, per-node HugePages
+               and more sysctls: two new cpusets (cgroup directories and their
+               control files, cpuset.memory_migrate, libcgroup's cgconfig.conf),
+               a pool placed on both nodes, eight sysctls live and in sysctl.d,
+               the boot files
 ``ethtool``    a real 2-node capture with NICs and an offline ethtool snapshot
                (tests/test_net_plan.py), ``--only network``: the snapshot's
                ``numatune-snapshot/ethtool.json`` written through its temporary
@@ -74,7 +79,50 @@ def _ethtool(work):
     return root, str(write(work, "net.toml", POLICY)), ("--only", "network")
 
 
-BUILD = {"fakehost": _fakehost, "superdome": _superdome, "bls-odd": _bls_odd, "ethtool": _ethtool}
+WRITES_SYSCTL = {"vm/dirty_background_ratio": ("10", 3), "vm/dirty_ratio": ("20", 15),
+                 "kernel/shmmni": ("4096", 8192), "kernel/sem": ("32000\t1024000000\t500\t32000", "250 32000 100 128"),
+                 "fs/aio-max-nr": ("65536", 1048576), "vm/min_free_kbytes": ("67584", 135168)}
+WRITES_POLICY = """
+[policy]
+name = "writes"
+extends = ["oracle-numa"]
+
+[sysctl]
+"vm.swappiness" = 10
+"net.ipv4.tcp_rmem" = "4096 87380 16777216"
+%s
+[hugepages]
+size = "2M"
+count = 200
+placement = { 0 = 120, 1 = 80 }
+
+[[cpuset]]
+name = "ora1"
+nodes = [0]
+
+[[cpuset]]
+name = "ora2"
+nodes = [1]
+memory_migrate = true
+"""
+
+
+def _writes(work):
+    from test_cpuset import cgroup_v1
+    root = fakehost.build(work / "pristine")
+    cgroup_v1(root)
+    # libcgroup's file, with a group of the admin's: the cpusets persist there, beside it.
+    write(root, "/etc/cgconfig.conf", "# libcgroup\ngroup backup {\n\tperm {\n\t\ttask { uid = 0; }\n"
+                                      "\t\tadmin { uid = 0; }\n\t}\n\tcpuset {\n\t\tcpuset.cpus = \"0\";\n"
+                                      "\t\tcpuset.mems = \"0\";\n\t}\n}\n", mode=0o644)
+    lines = ""
+    for key, (now, want) in WRITES_SYSCTL.items():
+        write(root, "/proc/sys/" + key, now + "\n")
+        lines += '"%s" = %s\n' % (key.replace("/", "."), want if isinstance(want, int) else '"%s"' % want)
+    return root, str(write(work, "policy.toml", WRITES_POLICY % lines)), ()
+
+
+BUILD = {"fakehost": _fakehost, "superdome": _superdome, "bls-odd": _bls_odd, "ethtool": _ethtool, "writes": _writes}
 
 
 def available():
