@@ -135,11 +135,18 @@ def test_prompt_result_and_revert_count_the_same_changes_and_writes(cli, tmp_pat
     from numatune_tui.apply_screen import confirm_text
     assert str(confirm_text(planned)).startswith(before + ",")  # the review screen's dialog
 
+    # The edits of one file are one write (#28): the result, history and revert count the writes
+    # made, and the result says how the planned ones were merged.
+    edits = [w["path"] for c in plan["changes"] for w in c["writes"] if w["kind"] == "file"]
+    made = writes - len(edits) + len(set(edits))
+    assert made < writes
+    counted = "%d change(s), %d write(s)" % (changes, made)
     txid, applied = _apply(cli, root, policy)
     assert "transaction %s: %s applied and verified." % (txid, counted) in applied
+    assert "%d planned write(s) made as %d:" % (writes, made) in " ".join(applied.split()), applied
     assert "%s, %s" % ("applied", counted) in cli("history", txid, "--root", root)[1]
     reverted = cli("revert", txid, "--root", root)[1]
-    assert "transaction %s: %s: %d restored, 0 left alone, 0 failed." % (txid, counted, writes) in reverted
+    assert "transaction %s: %s: %d restored, 0 left alone, 0 failed." % (txid, counted, made) in reverted
 
 
 def test_big_counts_are_grouped_in_text_and_raw_in_json():

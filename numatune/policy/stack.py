@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from numatune.errors import PolicyError
 from numatune.families.registry import for_policy, table_names, table_schema
+from numatune.policy import bounds
 from numatune.policy.loader import merge, parse_file, resolve_ref, schema_error, line_of
 from numatune.policy.schema import Array, Scalar, SchemaError, Table
 from numatune.policy.waiver import WAIVER
@@ -125,6 +126,10 @@ def load(refs, root=None, cwd=None):
     from numatune.policy.waiver import normalize
     normalize(data)
     policy = Policy(data, order, texts)
+    try:
+        bounds.check(data)    # arrays of tables add up across files
+    except SchemaError as e:
+        raise PolicyError("%s: %s" % (policy.locate(e.key, e.parts), e.message), e.hint)
     _cross_check(policy)
     return policy
 
@@ -132,6 +137,7 @@ def load(refs, root=None, cwd=None):
 def from_data(data, label):
     """A Policy from an already merged table (a saved plan's), validated as a file would be."""
     try:
+        bounds.check(data)
         schema().validate(data, "")
     except SchemaError as e:
         raise PolicyError("%s: the policy saved in it is not valid: %s" % (label, e.message), e.hint)
@@ -146,6 +152,7 @@ def _load_chain(path, spec, texts, order, stack):
         raise PolicyError("%s: extends itself: %s" % (path, chain), "remove the cycle from 'extends'")
     own, text = parse_file(path)
     try:
+        bounds.check(own)     # first: a list past its bound is not validated item by item
         spec.validate(own, "")
     except SchemaError as e:
         raise schema_error(path, text, e)

@@ -250,7 +250,7 @@ def unjournaled_line(planned, journaled, written=None):
         out.append("%s of the %s planned write(s) found their target already as wanted (not journaled)" % (
             count(planned - journaled), count(planned)))
     if written is not None and written < journaled:
-        out.append("%s edits made as %s write(s): the edits of one file are written, and journaled, once" % (
+        out.append("%s planned write(s) made as %s: the edits of one file are written, and journaled, once" % (
             count(journaled), count(written)))
     return "; ".join(out) or None
 

@@ -173,13 +173,16 @@ def _one_node(item):
 
 def _diff(data, facts):
     mine = facts[NAME]
+    unknown = 0
     for key, kind, wanted, why in rules(data):
         live = mine["live"].get(key)
         area = area_of(key)
         if live is None and not spelling.known(key):
             # Neither the kernel nor the list of known keys has it: most likely a typo,
             # and a rule that would silently do nothing.
-            guess = spelling.suggest(key, mine.get("near", {}).get(key, ()))
+            unknown += 1
+            guess = spelling.suggest(key, mine.get("near", {}).get(key, ())) \
+                if unknown <= spelling.MAX_SUGGESTED else None
             # Critical: apply cannot meet the policy, and must not exit 0 as if it had.
             yield Finding(id="sysctl.unknown:" + key, severity="critical", area=area, target=key,
                           rule="sysctl." + key,

@@ -10,6 +10,10 @@ from numatune.families.sysctl.known_keys import KNOWN
 
 PROC_SYS = "/proc/sys"
 MAX_NAMES = 5000  # /proc/sys/net on a host with many interfaces; enough to suggest from
+# Keys a plan suggests a spelling for: each compares the key with up to
+# MAX_NAMES names (10 ms), and a policy of 2,000 unknown keys planned for 20 s
+# (#28). Past the first few, a policy is not misspelt but written for another kernel.
+MAX_SUGGESTED = 20
 
 
 def _walk(root, directory, prefix, out):
@@ -23,22 +27,29 @@ def _walk(root, directory, prefix, out):
             out.append(prefix + name)
 
 
-def names_near(root, key):
+def names_near(root, key, walked=None):
     """The keys under the deepest directory of ``key``'s path that the root
-    has (``kernel.numa_balancng`` -> every key under /proc/sys/kernel)."""
+    has (``kernel.numa_balancng`` -> every key under /proc/sys/kernel).
+    ``walked``: {directory: names} of the walks already made."""
     parts, found = key.split(".")[:-1], []
     for part in parts:
         if not root.isdir("%s/%s" % (PROC_SYS, "/".join(found + [part]))):
             break
         found.append(part)
-    out = []
-    _walk(root, "/".join([PROC_SYS] + found), "".join(p + "." for p in found), out)
-    return out
+    directory = "/".join([PROC_SYS] + found)
+    walked = {} if walked is None else walked
+    if directory not in walked:
+        walked[directory] = out = []
+        _walk(root, directory, "".join(p + "." for p in found), out)
+    return walked[directory]
 
 
 def read(root, missing):
-    """{key: [names near it]} for the keys the root's /proc/sys lacks (I/O)."""
-    return {key: names_near(root, key) for key in missing if key not in KNOWN}
+    """{key: [names near it]} for the first MAX_SUGGESTED keys the root's
+    /proc/sys lacks and numatune does not know (I/O); a directory is walked once."""
+    walked = {}
+    unknown = [key for key in missing if key not in KNOWN][:MAX_SUGGESTED]
+    return {key: names_near(root, key, walked) for key in unknown}
 
 
 def known(key):
