@@ -73,8 +73,12 @@ def write_atomic(root, path, data, mode, uid=None, gid=None):
             os.close(fd)
             _unlink_quiet(dirfd, tmp)
             raise
-        os.close(fd)
-        os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        try:
+            os.close(fd)
+            os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except BaseException:  # noqa: B902 -- nor a failed close or rename (#28: not every caller cleans up)
+            _unlink_quiet(dirfd, tmp)
+            raise
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
