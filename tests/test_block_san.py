@@ -247,3 +247,23 @@ def test_snapshot_carries_what_block_facts_read(san, tmp_path):
     root = Root(str(unpacked))
     sdb = facts_block.discover_sysfs(root)["sdb"]
     assert facts_block.read_settings(root, sdb, ["queue_depth", "cache_type"])["cache_type"]["value"] == "write back"
+
+
+def test_a_scheduler_is_reverted_while_its_coupled_nr_requests_is_a_hardlink(san, cli, tmp_path):
+    # The fault campaign (#28, a hardlink planted at dm-0's nr_requests): apply switched the
+    # scheduler; revert put back the raw bytes in the journal's sorted order, nr_requests
+    # first, was refused there (2 hard links) and never restored the scheduler.
+    import os
+    policy = write(tmp_path, "p.toml", '[[block]]\nmatch = { kind = "dm-multipath", dm_name = "ora_*" }\n'
+                                       'scheduler = "deadline"\n')
+    nr = os.path.realpath(san / "sys/block/dm-0/queue/nr_requests")
+    outside = write(tmp_path, "outside/nr_requests", "256\n")
+    os.unlink(nr)
+    os.link(outside, nr)
+    before = tree_digest(san)
+    status, out, err = cli("apply", "--root", san, "--policy", policy, "--yes")
+    assert status == 0, err + out
+    assert (san / "sys/block/dm-0/queue/scheduler").read_text() == "mq-deadline\n"
+    status, out, err = cli("revert", "--last", "--root", san)
+    assert status == 0, err + out
+    assert tree_digest(san) == before and outside.read_text() == "256\n"

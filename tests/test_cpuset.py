@@ -521,3 +521,20 @@ def test_cgconfig_group_edit_is_idempotent_and_leaves_other_groups(name, other, 
     assert group_settings(changed, name) == {"cpuset.cpus": cpus2, "cpuset.mems": mems, "uid": "oracle", "gid": "dba"}
     assert group_settings(changed, other) == {"cpuset.cpus": "0", "cpuset.mems": "0"}
     assert changed.count("group %s {" % name) == 1
+
+
+def test_a_new_cpuset_holding_a_cut_writes_temporary_is_still_reverted(cli, tmp_path):
+    # The fault campaign (#28, a kill between a control file's write and its rename in a
+    # copied tree): the temporary kept the new cpuset's directory from being removed.
+    import fakehost
+    root = fakehost.build(tmp_path / "root")
+    cgroup_v1(root)
+    before = tree_digest(root)
+    pol = policy(tmp_path, '[[cpuset]]\nname = "ora1"\nnodes = [0]\n')
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--yes", "--only", "cpu")
+    assert status == 0, err
+    made = root / "sys/fs/cgroup/cpuset/ora1"
+    (made / ".cpuset.cpus.numatune-tmp").write_text("0-3\n")
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, out + err
+    assert tree_digest(root) == before

@@ -40,7 +40,8 @@ def cases(tmp_path_factory):
 
 def test_a_seeded_sample_of_every_class_is_clean(cases):
     runs, counts = campaign.all_runs(cases, campaign.CLASSES)
-    assert counts["fakehost"]["apply"]["write"] > 20 and counts["fakehost"]["revert"]["renameat"] > 3, counts
+    # Revert renames once per file it puts back (grubenv, /etc/default/grub, the oracle sysctl.d file).
+    assert counts["fakehost"]["apply"]["write"] > 20 and counts["fakehost"]["revert"]["renameat"] >= 3, counts
     by_class = {c: [r for r in runs if r[0] == c] for c in campaign.CLASSES}
     rnd = random.Random(28)
     # Each class in proportion to its size, at least a tenth of the sample.

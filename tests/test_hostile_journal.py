@@ -3,6 +3,7 @@ apply with nothing to change while a run is half done (item 9)."""
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -182,3 +183,29 @@ def test_a_journal_whose_close_reports_an_error_is_no_traceback(cli, tmp_path, m
     assert failed and status == 0, out + err
     assert tree_digest(root) == before
     assert list_transactions(Root(str(root)))[-1].state == "reverted"
+
+
+def test_a_directory_apply_made_that_revert_cannot_remove_is_removed_by_the_next(cli, tmp_path, monkeypatch):
+    # The fault campaign (#28, revert rmdir EIO): the error was taken for "not empty",
+    # the restore counted as done, and no later revert removed the directory.
+    from numatune.apply import file as filekind
+    root = fakehost.build(tmp_path / "root")
+    shutil.rmtree(root / "etc/sysctl.d")        # apply makes it for 90-numatune.conf
+    policy = write(tmp_path, "policy.toml", fakehost.POLICY)
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0 and (root / "etc/sysctl.d").is_dir(), err
+
+    class Os:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def rmdir(self, path):
+            raise OSError(5, os.strerror(5), path)
+    monkeypatch.setattr(filekind, "os", Os())
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 1 and "Input/output error" in out + err, out + err
+    monkeypatch.undo()
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, out + err
+    assert tree_digest(root) == before

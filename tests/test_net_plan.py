@@ -232,6 +232,33 @@ def test_a_revert_cut_by_an_mtu_write_error_is_finished_by_the_next(private, cli
     assert tree_digest(root) == before
 
 
+def test_a_directory_an_older_write_made_goes_with_the_newer_write_a_revert_finishes(private, cli, monkeypatch):
+    # The fault campaign (#28, ethtool revert, unlink EIO): the boot unit under
+    # /etc/systemd/system could not be removed; the .link file's undo left /etc/systemd
+    # (not empty then), and the next revert, undoing only the unit, left it empty.
+    from numatune.apply import file as filekind
+    root, policy = private
+    before = tree_digest(root)
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
+    assert status == 0, err + out
+
+    class Os:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        def unlink(self, path, *a, **k):
+            if "/etc/systemd/system/" in str(path):
+                raise OSError(5, os.strerror(5), path)
+            return os.unlink(path, *a, **k)
+    monkeypatch.setattr(filekind, "os", Os())
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 1, err + out
+    monkeypatch.undo()
+    status, out, err = cli("revert", "--last", "--root", root)
+    assert status == 0, err + out
+    assert tree_digest(root) == before
+
+
 def test_snapshot_without_ethtool_file_says_so(host, cli, tmp_path):
     root, policy = host
     snap = root / "numatune-snapshot/ethtool.json"

@@ -240,3 +240,27 @@ def test_a_lock_that_cannot_be_taken_or_closed_is_one_line(cli, tmp_path, monkey
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 0, err
     assert tree_digest(root) == before
+
+
+@pytest.mark.parametrize("fails", ["rename", "close"])
+def test_a_write_whose_rename_or_close_fails_leaves_no_temporary(tmp_path, monkeypatch, fails):
+    # The fault campaign (#28, ethtool apply renameat ENOSPC): the snapshot's temporary stayed.
+    from numatune.apply import root_write
+    from numatune.root import Root
+    target = write(tmp_path / "root", "/numatune-snapshot/ethtool.json", "{}\n")
+    real = getattr(os, fails)
+
+    class Os:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+    def broken(*a, **k):
+        real(*a, **k) if fails == "close" else None
+        raise OSError(28, os.strerror(28))
+    fake = Os()
+    setattr(fake, fails, broken)
+    monkeypatch.setattr(root_write, "os", fake)
+    with pytest.raises(OSError):
+        Root(str(tmp_path / "root")).write_atomic("/numatune-snapshot/ethtool.json", b"new\n", 0o644)
+    monkeypatch.undo()
+    assert sorted(os.listdir(target.parent)) == ["ethtool.json"] and target.read_text() == "{}\n"

@@ -3,6 +3,7 @@ grubenv, /etc/default/grub. Writes are atomic (temp file, fsync, rename) so a
 crash leaves either the old or the new file; the journal keeps the old bytes,
 mode and owner so revert puts back exactly what was there."""
 import base64
+import errno
 import hashlib
 import os
 import stat
@@ -109,8 +110,13 @@ def _remove_created_dirs(root, op):
     for d in reversed(op.get("created_dirs", [])):
         try:
             os.rmdir(root.join(d, follow=False))
-        except OSError:
-            pass  # not empty: something else lives there now
+        except FileNotFoundError:
+            pass  # removed by a revert that was cut short after it
+        except OSError as e:
+            # Not empty: something else lives there now. Any other error (EIO, EROFS)
+            # fails the restore, so the next revert removes it (cleanup) (#28).
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
 
 
 def _atomic_write(root, path, data, mode, uid, gid):

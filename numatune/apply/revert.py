@@ -4,6 +4,8 @@ from its journal (or finishing an undo a crash cut short).
 Every op is tried whatever another raised (like nmstate's rollback): an undo
 that fails is journaled ("failed": seq, error, what) and the others still run.
 """
+import os
+
 from numatune.apply import kinds as appliers
 from numatune.apply.journal import TEXT_CAP, Journal
 from numatune.errors import RefusedError
@@ -197,10 +199,29 @@ def revert(root, tx, force=False):
             op["after"] = after
     journal = Journal(root, tx.txid).open()
     try:
-        return _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
-                     superseded=superseded, unprovable=_unprovable(tx))
+        result = _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
+                       superseded=superseded, unprovable=_unprovable(tx))
     finally:
         journal.close()
+    _sweep_created_dirs(root, tx)
+    return result
+
+
+def _sweep_created_dirs(root, tx):
+    """The directories apply made for its files, removed once empty: an older
+    write's undo could not remove /etc/systemd while a newer write's file,
+    whose restore failed, was still below it, and the next revert undoes only
+    that newer write (fault campaign, #28)."""
+    dirs = set()
+    for record in tx.ops.values():
+        op = record.get("op") if isinstance(record, dict) else None
+        if isinstance(op, dict) and op.get("kind") == "file" and isinstance(op.get("created_dirs"), list):
+            dirs.update(d for d in op["created_dirs"] if isinstance(d, str))
+    for d in sorted(dirs, key=lambda d: d.count("/"), reverse=True):
+        try:
+            os.rmdir(root.join(d, follow=False))
+        except (OSError, ValueError):
+            pass    # not empty, gone already, or not removable now: left as it is
 
 
 def _unprovable(tx):

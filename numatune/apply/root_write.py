@@ -73,10 +73,10 @@ def write_atomic(root, path, data, mode, uid=None, gid=None):
             os.close(fd)
             _unlink_quiet(dirfd, tmp)
             raise
-        os.close(fd)
         try:
+            os.close(fd)
             os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
-        except BaseException:  # noqa: B902 -- a rename that fails (ENOSPC, EIO) leaves no temporary either
+        except BaseException:  # noqa: B902 -- nor a failed close or rename (#28: not every caller cleans up)
             _unlink_quiet(dirfd, tmp)
             raise
         os.fsync(dirfd)

@@ -18,7 +18,7 @@ import errno
 import os
 
 from numatune.facts.cgroups import parse_pids
-from numatune.apply.root_write import refuse_hardlinked
+from numatune.apply.root_write import refuse_hardlinked, tmp_name
 
 TASK_FILES = ("tasks", "cgroup.procs")
 
@@ -180,11 +180,13 @@ def restore(root, op):
                                        "out, then rmdir it" % (len(tasks), ", ".join(map(str, tasks[:5]))),
                           root.join(path))
         if not root.is_live:
+            # And the temporary of a write a kill cut short between write and rename (#28).
             for name in op.get("made") or []:
-                try:
-                    os.unlink(root.join("%s/%s" % (path, name), follow=False))
-                except FileNotFoundError:
-                    pass
+                for entry in (name, tmp_name(name)):
+                    try:
+                        os.unlink(root.join("%s/%s" % (path, entry), follow=False))
+                    except FileNotFoundError:
+                        pass
         os.rmdir(root.join(path))
     elif op["action"] == "owner":
         for name, owner in op["before"].items():

@@ -47,8 +47,13 @@ def current_matches(root, op, side):
 def restore(root, op):
     raw = op.get("raw") if not root.is_live else None
     if raw:
-        for path, data in raw.items():
-            _write(root, path, base64.b64decode(data))
+        # The attribute first, then the files it couples (the journal sorts the keys:
+        # nr_requests came before scheduler); in a copy a coupled file still holding
+        # its bytes was not touched and is not written (a hardlink there refuses it, #28).
+        for path in [op["path"]] + sorted(p for p in raw if p != op["path"]):
+            data = base64.b64decode(raw[path])
+            if path == op["path"] or root.read_bytes(path) != data:
+                _write(root, path, data)
         return
     _write(root, op["path"], op["prefix"] + op["before"])
     for path, value in op["coupled"].items():
