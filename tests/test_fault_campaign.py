@@ -100,3 +100,12 @@ def test_strace_refusing_the_injection_is_a_problem_not_a_clean_run(tmp_path):
     case = campaign.Case(tmp_path)
     problems = campaign.one_run(case, "apply", "write", "enospc", 10 ** 6)  # beyond strace's range
     assert any(p.startswith("strace") for p in problems), problems
+
+
+@pytest.mark.skipif("ethtool" not in campaign.root_kinds.available(), reason="the ethtool capture is absent")
+def test_a_forced_revert_never_restores_an_offline_snapshot_a_lost_record_had_changed(tmp_path):
+    # Each offline NIC op keeps the whole snapshot file as it found it; with the first op's record
+    # refused (a forged field), a later op's copy holds that op's change: --force must not write it back
+    # (the full campaign's `journal ethtool forge-field 1`: wrong bytes in numatune-snapshot/ethtool.json).
+    case = campaign.Case(tmp_path, "ethtool")
+    assert injuries.journal_run(case, "forge-field", 1) == []

@@ -237,13 +237,28 @@ def _unprovable(tx):
     if not missing:
         return set()
     first_missing = min(missing)
+    targets = {seq: _whole_target(tx.ops[seq]["op"]) for seq in tx.ops}
     oldest = {}
     for seq in sorted(tx.ops):
-        op = tx.ops[seq]["op"]
-        if op.get("kind") in WHOLE_TARGET:
-            oldest.setdefault((op["kind"], op.get("path")), seq)
-    return {seq for seq in tx.ops if tx.ops[seq]["op"].get("kind") in WHOLE_TARGET
-            and oldest[(tx.ops[seq]["op"]["kind"], tx.ops[seq]["op"].get("path"))] > first_missing}
+        if targets[seq] is not None:
+            oldest.setdefault(targets[seq], seq)
+    return {seq for seq, target in targets.items() if target is not None and oldest[target] > first_missing}
+
+
+def _whole_target(op):
+    """(kind, path) of the target ``op``'s restore rewrites whole, or None:
+    the generic file and value kinds, and a family kind that says so through
+    its ``whole_target(op)`` (an offline snapshot file restored from the raw
+    bytes each op kept, the network family's under --root)."""
+    kind = op.get("kind")
+    if kind in WHOLE_TARGET:
+        return kind, op.get("path")
+    try:
+        declared = getattr(appliers.KINDS[kind], "whole_target", None)
+    except (KeyError, TypeError):
+        return None
+    path = declared(op) if declared is not None else None
+    return (kind, path) if isinstance(path, str) else None
 
 
 def set_aside(root, tx):

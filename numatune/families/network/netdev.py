@@ -159,6 +159,13 @@ def restore(root, op):
     _replace(root, op["file"], data)
 
 
+def whole_target(op):
+    """The file an offline restore rewrites whole from this op's raw bytes
+    (numatune/apply/revert.py: a forced revert must not restore a later op's
+    copy when the file's first op is lost, its bytes hold an earlier change)."""
+    return op.get("file") if isinstance(op.get("raw"), str) else None
+
+
 def describe(op):
     def fmt(values):
         return ", ".join("%s %s" % (k, v) for k, v in sorted(values.items()))
