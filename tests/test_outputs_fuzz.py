@@ -14,7 +14,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from numatune.model import Change, Finding, Plan
 from numatune.report import compliance, render, render_error
@@ -86,6 +86,7 @@ def _consumed(fmt, out, text, report):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=HOST_TEXT, hostname=st.one_of(st.just(""), HOST_TEXT))
+@example(text="\udc80", hostname="")    # a non-UTF-8 byte in the text format's error line (found once, kept)
 def test_every_format_parses_whatever_the_host_wrote(text, hostname):
     report = _report(text, hostname)
     for fmt in FORMATS:

@@ -123,4 +123,5 @@ def _persisted(result):
 
 
 def render_error(message, now=None):
-    return "numatune UNKNOWN - %s\n" % message
+    # The message names host paths: a non-UTF-8 byte in one must not make the report unwritable.
+    return "numatune UNKNOWN - %s\n" % clean(message)
