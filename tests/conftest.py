@@ -47,9 +47,10 @@ def real_state_left_as_found():
 
 def _unpack(name, base):
     """Unpack a capture once per session; return the dir holding sys/ and proc/."""
-    if name not in _unpacked:
+    # A cached copy can be gone: the fault campaign's module unpacks into a /dev/shm directory it removes.
+    if name not in _unpacked or not _unpacked[name].is_dir():
         dest = base / name
-        dest.mkdir(parents=True)
+        dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(CAPTURES[name]) as tar:
             tar.extractall(dest, filter="fully_trusted") if hasattr(tarfile, "data_filter") else tar.extractall(dest)
         top = dest
