@@ -248,8 +248,8 @@ def _unprovable(tx):
 def _whole_target(op):
     """(kind, path) of the target ``op``'s restore rewrites whole, or None:
     the generic file and value kinds, and a family kind that says so through
-    its ``whole_target(op)`` (an offline snapshot file restored from the raw
-    bytes each op kept, the network family's under --root)."""
+    its ``whole_target(op)`` (e.g. a file restored from the raw bytes each
+    op kept of it)."""
     kind = op.get("kind")
     if kind in WHOLE_TARGET:
         return kind, op.get("path")
