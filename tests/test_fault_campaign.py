@@ -60,12 +60,14 @@ def test_the_campaign_reports_a_tree_left_changed_and_a_traceback(tmp_path, monk
     case = campaign.Case(tmp_path)
     real = campaign.numatune
 
-    def no_recovery(args, strace=None, timeout=campaign.TIMEOUT):
+    def no_recovery(args, strace=None, timeout=campaign.TIMEOUT, **kw):
         if args[0] == "revert" and strace is None:
             return 1, "Traceback (most recent call last):\n  ...\nRuntimeError: recovery skipped\n"
-        return real(args, strace, timeout)
+        return real(args, strace, timeout, **kw)
     monkeypatch.setattr(campaign, "numatune", no_recovery)
-    problems = campaign.one_run(case, "apply", "write", "enospc", 65000)  # an index never reached (strace takes up to 65535)
+    campaign.syscall_runs(case, ["write"])
+    last = max(case.picks["apply"]["write"])
+    problems = campaign.one_run(case, "apply", "write", "enospc", last)     # its last words, after the commit
     assert any(p.startswith("traceback") for p in problems), problems
     assert any(p.startswith("tree differs") for p in problems), problems
 
@@ -75,8 +77,8 @@ def test_the_journal_class_sees_a_revert_that_restores_wrong_bytes(tmp_path, mon
     case = campaign.Case(tmp_path)
     real = campaign.numatune
 
-    def forged_restore(args, strace=None, timeout=campaign.TIMEOUT):
-        status, err = real(args, strace, timeout)
+    def forged_restore(args, strace=None, timeout=campaign.TIMEOUT, **kw):
+        status, err = real(args, strace, timeout, **kw)
         if args[0] == "revert":
             (Path(args[args.index("--root") + 1]) / "proc/sys/vm/swappiness").write_text("4242\n")
         return status, err
@@ -89,8 +91,8 @@ def test_a_run_that_outlives_its_timeout_is_a_hang(tmp_path, monkeypatch):
     case = campaign.Case(tmp_path)
     real = campaign.numatune
 
-    def stuck(args, strace=None, timeout=campaign.TIMEOUT):
-        return ("hang", "") if args[0] == "apply" else real(args, strace, timeout)
+    def stuck(args, strace=None, timeout=campaign.TIMEOUT, **kw):
+        return ("hang", "") if args[0] == "apply" else real(args, strace, timeout, **kw)
     monkeypatch.setattr(campaign, "numatune", stuck)
     problems = injuries.plant_run(case, injuries.LOCK, "fifo")
     assert any(p.startswith("hang") for p in problems), problems
@@ -100,6 +102,25 @@ def test_strace_refusing_the_injection_is_a_problem_not_a_clean_run(tmp_path):
     case = campaign.Case(tmp_path)
     problems = campaign.one_run(case, "apply", "write", "enospc", 10 ** 6)  # beyond strace's range
     assert any(p.startswith("strace") for p in problems), problems
+
+
+@pytest.mark.parametrize("fault", ["kill", "eio"])
+def test_an_injection_the_run_never_reaches_is_a_problem_not_a_clean_run(tmp_path, fault):
+    # strace 6.1 under --seccomp-bpf ran every injected SIGKILL as no signal at all: the run exited 0 and
+    # its tree came back by revert, so it counted clean. A run now shows its kill in its status, its
+    # error in strace's log, or it is a problem.
+    case = campaign.Case(tmp_path)
+    problems = campaign.one_run(case, "apply", "renameat", fault, 65000)     # strace takes it, apply never gets there
+    assert problems == ["injection not reached (exit 0)"], problems
+
+
+def test_a_kill_ends_the_process_at_the_call_counted(tmp_path):
+    case = campaign.Case(tmp_path)
+    root, _ = case.copy("kill-first-rename")
+    status, err, missed = campaign.injected(case.apply_args(root), campaign.calls.inject("renameat", "signal=KILL", 1),
+                                            case.work)
+    assert (status, missed) == (-9, None), err
+    case.done(root, ["kept"])
 
 
 @pytest.mark.skipif("ethtool" not in campaign.root_kinds.available(), reason="the ethtool capture is absent")

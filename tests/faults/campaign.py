@@ -3,7 +3,7 @@
 Every run works on a fresh copy of a case root (tests/faults/roots.py: the
 fake host, an 8-node Superdome capture with the superdome-oracle policy, a
 BLS host with odd owners and modes), with a canary directory beside it.
-Three classes of run:
+Four classes of run:
 
 ``syscall``  strace injects a fault at the N-th call of one syscall of
              ``apply`` or of ``revert`` (every N a clean run reaches): ENOSPC or
@@ -25,6 +25,15 @@ Three classes of run:
              may hold bytes that are neither its state before apply nor after
              it, an exit 0 means the whole tree is back, and a refusal (exit 2)
              restores nothing.
+
+``recover``  a second crash while recovering from the first: the recovering
+             revert killed, or apply killed in its own rollback
+             (tests/faults/recovery.py).
+
+A SIGKILL is injected with strace stopping at every call (under
+``--seccomp-bpf`` strace 6.1 never delivers it), and every injected run must
+show its injection (killed, or "(INJECTED)" in strace's log) or it is a
+problem: a run the fault never reached is not a clean run.
 
 Every run: no stderr holds a Traceback, no run outlives TIMEOUT (a hang),
 nothing beside the root changes. Trees are compared byte for byte (content,
@@ -56,21 +65,23 @@ import roots as root_kinds  # noqa: E402
 import trees  # noqa: E402
 from conftest import STATE  # noqa: E402
 import injuries  # noqa: E402
+import recovery  # noqa: E402
 
 TIMEOUT = 60
 FAULTS = {"enospc": "error=ENOSPC", "eio": "error=EIO", "kill": "signal=KILL"}
 SYSCALLS = calls.SYSCALLS
-CLASSES = ("syscall", "plant", "journal")
+CLASSES = ("syscall", "plant", "journal", "recover")
 
 
-def numatune(args, strace=None, timeout=TIMEOUT):
-    """(exit status or "hang", stderr) of one numatune run, under strace if asked."""
+def numatune(args, strace=None, timeout=TIMEOUT, log="/dev/null"):
+    """(exit status or "hang", stderr) of one numatune run, under strace if asked
+    (its output to ``log``)."""
     # A fixed hash seed: the same calls in the same order in every run, so call N is the one counted.
     # No run writes bytecode (compiled() wrote it once): a run's first calls are not those of writing it.
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO), PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
     cmd = [sys.executable, "-m", "numatune"] + [str(a) for a in args]
     if strace:
-        cmd = calls.STRACE + ["-o", "/dev/null"] + strace + ["--"] + cmd
+        cmd = calls.strace(["-o", str(log)] + strace) + ["--"] + cmd
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(REPO), timeout=timeout)
     except subprocess.TimeoutExpired as e:
@@ -152,10 +163,10 @@ def syscall_run(case, phase, syscall, fault, n):
                              case.applied if phase == "revert" else None)
     canary_before = trees.digest(canary)
     args = case.apply_args(root) if phase == "apply" else ["revert", "--last", "--root", root]
-    status, err = numatune(args, strace=calls.inject(syscall, FAULTS[fault], n))
-    if err.startswith("strace:"):
+    status, err, missed = injected(args, calls.inject(syscall, FAULTS[fault], n), case.work)
+    if missed:
         case.done(root, ["strace"])
-        return ["strace did not run it: " + err.strip().splitlines()[0]]
+        return [missed]
     # Recovery: revert the last transaction (a no-op when the fault came before its journal).
     rstatus, rerr = numatune(["revert", "--last", "--root", root])
     problems = []
@@ -166,6 +177,17 @@ def syscall_run(case, phase, syscall, fault, n):
         problems.append("tree differs after recovery: %s" % ", ".join(diff[:5]))
     case.done(root, problems, after)
     return problems
+
+
+def injected(args, strace, work):
+    """(status, stderr, why the injection did not happen or None) of one run under strace."""
+    with tempfile.NamedTemporaryFile(prefix="strace-", dir=str(work)) as log:
+        status, err = numatune(args, strace=strace, log=log.name)
+        if err.startswith("strace:"):
+            return status, err, "strace did not run it: " + err.strip().splitlines()[0]
+        if status != "hang" and not calls.reached(status, open(log.name, errors="replace").read(), strace):
+            return status, err, "injection not reached (exit %s)" % status
+    return status, err, None
 
 
 # Kept for callers of the first campaign: one_run(case, phase, syscall, fault, n).
@@ -180,6 +202,7 @@ def syscall_runs(case, syscalls=SYSCALLS):
     picked = {"apply": calls.count(numatune, case.apply_args(probe), probe, syscalls)}
     picked["revert"] = calls.count(numatune, ["revert", "--last", "--root", probe], probe, syscalls)
     shutil.rmtree(probe, ignore_errors=True)
+    case.picks = picked
     counts = {phase: {s: len(ns) for s, ns in p.items()} for phase, p in picked.items()}
     if not all(sum(c.values()) for c in counts.values()):
         raise SystemExit("campaign: strace saw no calls to inject at (%s)" % counts)
@@ -206,6 +229,10 @@ def all_runs(cases, classes):
         if "plant" in classes:
             runs += [("plant", case.kind, name, how) for name in injuries.plant_names(case)
                      for how in injuries.PLANTS if injuries.fits(name, how)]
+        if "recover" in classes:
+            if "syscall" not in classes:
+                syscall_runs(case)
+            runs += recovery.runs(case, case.picks["apply"])
         if "journal" in classes:
             runs += [("journal", case.kind, how, i) for how, many in injuries.DAMAGES.items()
                      for i in range(many)]
@@ -219,6 +246,8 @@ def run(cases, spec):
         return syscall_run(case, *spec[2:])
     if cls == "plant":
         return injuries.plant_run(case, *spec[2:])
+    if cls == "recover":
+        return recovery.recover_run(case, *spec[2:])
     return injuries.journal_run(case, *spec[2:])
 
 
@@ -266,6 +295,8 @@ def parse_spec(text):
 
 
 PROBES = {"plant": "symlink, hardlink, FIFO or directory at a name written",
+          "recover": {"revert": "apply killed, its revert killed, revert again",
+                      "rollback": "apply fails (EIO), killed in its rollback, revert"},
           "journal": "truncated, bit flip, line dropped or repeated, garbage, forged"}
 
 
@@ -273,7 +304,11 @@ def table(runs, failed):
     """[runs, clean] by (class, root, probe): a syscall run's probe is its phase and fault."""
     rows = collections.defaultdict(lambda: [0, 0])
     for spec in runs:
-        key = spec[:2] + ((spec[2], spec[4]) if spec[0] == "syscall" else (PROBES[spec[0]],))
+        if spec[0] == "syscall":
+            key = spec[:2] + (spec[2], spec[4])
+        else:
+            probe = PROBES[spec[0]]
+            key = spec[:2] + ((probe[spec[2]],) if isinstance(probe, dict) else (probe,))
         rows[key][0] += 1
         rows[key][1] += spec not in failed
     return rows
