@@ -2,8 +2,9 @@
 run: syscall faults (ENOSPC, EIO, SIGKILL at the write, fsync, rename, mkdir,
 chown, fallocate, truncate, unlink, rmdir, chmod, flock and at the opens and
 closes of the files written, of apply and of revert), links, FIFOs and
-directories planted at every name a write uses, and damaged journals, on
-every root the checkout can build. Each run: no Traceback, no hang, nothing
+directories planted at every name a write uses, damaged journals, and a
+second crash during recovery (tests/faults/recovery.py), on every root the
+checkout can build. Each run: no Traceback, no hang, nothing
 beside the root changed, the tree as before (or, for a damaged journal, no
 file holding bytes it never held and no exit 0 having restored less).
 The whole set: `python -m tests.faults.campaign --all` (docs/DEVELOPING.md).
@@ -130,3 +131,12 @@ def test_a_forced_revert_never_restores_an_offline_snapshot_a_lost_record_had_ch
     # (the full campaign's `journal ethtool forge-field 1`: wrong bytes in numatune-snapshot/ethtool.json).
     case = campaign.Case(tmp_path, "ethtool")
     assert injuries.journal_run(case, "forge-field", 1) == []
+
+
+@pytest.mark.skipif("ethtool" not in campaign.root_kinds.available(), reason="the ethtool capture is absent")
+@pytest.mark.parametrize("phase, syscall, n", [("apply", "write", 10), ("apply", "fsync", 5)])
+def test_a_kill_between_the_snapshots_write_and_its_rename_leaves_no_temporary(tmp_path, phase, syscall, n):
+    # The full campaign's `syscall ethtool apply write kill 10`: the undo found the snapshot as before
+    # and left `.ethtool.json.numatune-tmp` beside it.
+    case = campaign.Case(tmp_path, "ethtool")
+    assert campaign.syscall_run(case, phase, syscall, "kill", n) == []

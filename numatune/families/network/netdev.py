@@ -166,6 +166,19 @@ def whole_target(op):
     return op.get("file") if isinstance(op.get("raw"), str) else None
 
 
+def cleanup(root, op):
+    """The snapshot's temporary that a run killed between its write and its
+    rename left behind: the undo finds the snapshot "already as before" and
+    writes nothing, so nothing else would remove it (#28)."""
+    path = whole_target(op)
+    if path and not root.is_live:
+        try:
+            real = root.join(path)
+        except OSError:
+            return
+        root.remove_tmp(root.rel(real))
+
+
 def describe(op):
     def fmt(values):
         return ", ".join("%s %s" % (k, v) for k, v in sorted(values.items()))
