@@ -68,7 +68,7 @@ def test_the_campaign_reports_a_tree_left_changed_and_a_traceback(tmp_path, monk
     monkeypatch.setattr(campaign, "numatune", no_recovery)
     campaign.syscall_runs(case, ["write"])
     last = max(case.picks["apply"]["write"])
-    problems = campaign.one_run(case, "apply", "write", "enospc", last)     # its last words, after the commit
+    problems = campaign.syscall_run(case, "apply", "write", "enospc", last)     # its last words, after the commit
     assert any(p.startswith("traceback") for p in problems), problems
     assert any(p.startswith("tree differs") for p in problems), problems
 
@@ -101,7 +101,7 @@ def test_a_run_that_outlives_its_timeout_is_a_hang(tmp_path, monkeypatch):
 
 def test_strace_refusing_the_injection_is_a_problem_not_a_clean_run(tmp_path):
     case = campaign.Case(tmp_path)
-    problems = campaign.one_run(case, "apply", "write", "enospc", 10 ** 6)  # beyond strace's range
+    problems = campaign.syscall_run(case, "apply", "write", "enospc", 10 ** 6)  # beyond strace's range
     assert any(p.startswith("strace") for p in problems), problems
 
 
@@ -111,7 +111,7 @@ def test_an_injection_the_run_never_reaches_is_a_problem_not_a_clean_run(tmp_pat
     # its tree came back by revert, so it counted clean. A run now shows its kill in its status, its
     # error in strace's log, or it is a problem.
     case = campaign.Case(tmp_path)
-    problems = campaign.one_run(case, "apply", "renameat", fault, 65000)     # strace takes it, apply never gets there
+    problems = campaign.syscall_run(case, "apply", "renameat", fault, 65000)     # strace takes it, apply never gets there
     assert problems == ["injection not reached (exit 0)"], problems
 
 

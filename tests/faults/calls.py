@@ -88,12 +88,22 @@ def pick(lines, root, syscalls=SYSCALLS):
     return picked
 
 
-def count(run, args, root, syscalls=SYSCALLS):
-    """Trace one clean run of ``args`` (``run(args, strace=...)`` gives (status,
-    stderr)) and pick its calls."""
-    wanted = [s for s in syscalls if s != "close"] + ["close", "openat", "openat2"]
+WANTED = sorted(set(SYSCALLS + OPENS + ("close",)))
+
+
+def trace(run, args, injections=()):
+    """(status, the lines of a ``strace -y`` log of every call worth picking)
+    of one run of ``args`` (``run(args, strace=..., log=...)`` gives (status,
+    stderr)), with ``injections`` (strace arguments) if any."""
     with tempfile.NamedTemporaryFile(prefix="numatune-strace-") as log:
-        status, err = run(args, strace=["-y", "-o", log.name, "-e", "trace=" + ",".join(sorted(set(wanted)))])
-        assert status == 0, err
-        lines = open(log.name, errors="replace").read().splitlines()
+        status, err = run(args, strace=["-y", "-e", "trace=" + ",".join(WANTED)] + list(injections), log=log.name)
+        if err.startswith("strace:"):
+            raise SystemExit("campaign: strace refused %s: %s" % (list(injections), err.strip()))
+        return status, err, open(log.name, errors="replace").read().splitlines()
+
+
+def count(run, args, root, syscalls=SYSCALLS):
+    """Trace one clean run of ``args`` and pick its calls."""
+    status, err, lines = trace(run, args)
+    assert status == 0, err
     return pick(lines, root, syscalls)

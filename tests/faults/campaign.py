@@ -123,6 +123,13 @@ class Case:
         source = source or self.pristine
         return self._copies.get(source, self.before if source == self.pristine else self.after, name)
 
+    def fresh(self, name):
+        """A plain copy of the pristine root (for a traced run that picks the calls)."""
+        probe = self.work / name
+        shutil.rmtree(probe, ignore_errors=True)
+        subprocess.run(["cp", "-a", str(self.pristine), str(probe)], check=True)
+        return probe
+
     def done(self, root, problems, tree=None):
         """A clean run's copy is used again; a failed run's is kept, named after the run."""
         self._copies.done(root, problems, tree)
@@ -134,9 +141,7 @@ class Case:
     def applied(self):
         """A copy with the policy applied (exit 0): revert and journal runs start from a copy of it."""
         if self._applied is None:
-            root = self.work / "applied"
-            shutil.rmtree(root, ignore_errors=True)
-            subprocess.run(["cp", "-a", str(self.pristine), str(root)], check=True)
+            root = self.fresh("applied")
             status, err = numatune(self.apply_args(root))
             if status != 0:
                 raise SystemExit("campaign: the clean apply on %s failed: %s" % (self.kind, err.strip()[-300:]))
@@ -167,10 +172,16 @@ def syscall_run(case, phase, syscall, fault, n):
     if missed:
         case.done(root, ["strace"])
         return [missed]
-    # Recovery: revert the last transaction (a no-op when the fault came before its journal).
+    return recovered(case, root, canary, canary_before, [status], [err])
+
+
+def recovered(case, root, canary, canary_before, statuses, errs):
+    """Recovery: revert the last transaction (a no-op when the fault came
+    before its journal); then the run's problems, the tree checked against
+    the tree before apply."""
     rstatus, rerr = numatune(["revert", "--last", "--root", root])
     problems = []
-    check_common(case, root, canary, canary_before, [status, rstatus], [err, rerr], problems)
+    check_common(case, root, canary, canary_before, statuses + [rstatus], errs + [rerr], problems)
     after = trees.digest(root)
     diff = differs(after, case.before)
     if diff:
@@ -190,15 +201,9 @@ def injected(args, strace, work):
     return status, err, None
 
 
-# Kept for callers of the first campaign: one_run(case, phase, syscall, fault, n).
-one_run = syscall_run
-
-
 def syscall_runs(case, syscalls=SYSCALLS):
     """The syscall runs of one case and, for each phase, {syscall: how many calls are injected at}."""
-    probe = case.work / "probe"
-    shutil.rmtree(probe, ignore_errors=True)
-    subprocess.run(["cp", "-a", str(case.pristine), str(probe)], check=True)
+    probe = case.fresh("probe")
     picked = {"apply": calls.count(numatune, case.apply_args(probe), probe, syscalls)}
     picked["revert"] = calls.count(numatune, ["revert", "--last", "--root", probe], probe, syscalls)
     shutil.rmtree(probe, ignore_errors=True)
@@ -208,15 +213,6 @@ def syscall_runs(case, syscalls=SYSCALLS):
         raise SystemExit("campaign: strace saw no calls to inject at (%s)" % counts)
     runs = [("syscall", case.kind, phase, s, fault, n) for phase in picked for s in syscalls
             for fault in FAULTS for n in picked[phase][s]]
-    return runs, counts
-
-
-def plan_runs(case, sample, seed, syscalls=SYSCALLS):
-    """The syscall runs of one case, (phase, syscall, fault, n) each, and the call counts."""
-    runs, counts = syscall_runs(case, syscalls)
-    runs = [r[2:] for r in runs]
-    if sample and sample < len(runs):
-        runs = random.Random(seed).sample(runs, sample)
     return runs, counts
 
 

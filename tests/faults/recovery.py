@@ -21,8 +21,6 @@ injection per syscall (the last given wins), so a rollback is not killed on
 the syscall that failed: the other first fault covers it.
 """
 import shutil
-import subprocess
-import tempfile
 
 import calls
 import trees
@@ -37,19 +35,6 @@ def spread(ns, k=SPREAD):
     if len(ns) <= k:
         return list(ns)
     return [ns[round(i * (len(ns) - 1) / (k - 1))] for i in range(k)] if k > 1 else [ns[0]]
-
-
-def _traced(run, args, strace, wanted):
-    """(status, the lines of a ``strace -y`` log) of one run with ``strace`` injections."""
-    with tempfile.NamedTemporaryFile(prefix="numatune-strace-") as log:
-        status, err = run(args, strace=["-y", "-e", "trace=" + ",".join(sorted(set(wanted)))] + strace,
-                          log=log.name)
-        if err.startswith("strace:"):
-            raise SystemExit("campaign: strace refused %s: %s" % (strace, err.strip()))
-        return status, open(log.name, errors="replace").read().splitlines()
-
-
-WANTED = [s for s in calls.SYSCALLS] + ["openat", "openat2", "close"]
 
 
 def after_injected(lines, root, skip):
@@ -88,29 +73,22 @@ def runs(case, apply_picks):
     ``apply_picks``: {syscall: [call numbers]} of a clean apply (the syscall class's count)."""
     import campaign
     out = []
-    probe = case.work / "probe-recover"
     for first in FIRST:
         for n in spread(apply_picks.get(first, [])):
-            _fresh(case, probe)
-            case_run = campaign.numatune
-            status, err = case_run(case.apply_args(probe), strace=_kill(first, n))
+            probe = case.fresh("probe-recover")
+            status, err = campaign.numatune(case.apply_args(probe), strace=_kill(first, n))
             if status != -9:
                 raise SystemExit("campaign: apply on %s was not killed at %s %d (exit %s)" % (case.kind, first, n, status))
-            _, lines = _traced(case_run, ["revert", "--last", "--root", probe], [], WANTED)
+            _, _, lines = calls.trace(campaign.numatune, ["revert", "--last", "--root", probe])
             for s, ms in calls.pick(lines, probe).items():
                 out += [("recover", case.kind, "revert", first, n, s, m) for m in ms]
-            _fresh(case, probe)
-            _, lines = _traced(case_run, case.apply_args(probe), ["-e", "inject=%s:error=EIO:when=%d" % (first, n)],
-                               WANTED)
+            probe = case.fresh("probe-recover")
+            _, _, lines = calls.trace(campaign.numatune, case.apply_args(probe),
+                                      ["-e", "inject=%s:error=EIO:when=%d" % (first, n)])
             for s, ms in after_injected(lines, probe, first).items():
                 out += [("recover", case.kind, "rollback", first, n, s, m) for m in ms]
-    shutil.rmtree(probe, ignore_errors=True)
+    shutil.rmtree(case.work / "probe-recover", ignore_errors=True)
     return out
-
-
-def _fresh(case, probe):
-    shutil.rmtree(probe, ignore_errors=True)
-    subprocess.run(["cp", "-a", str(case.pristine), str(probe)], check=True)
 
 
 def recover_run(case, phase, first, n, syscall, m):
@@ -118,27 +96,16 @@ def recover_run(case, phase, first, n, syscall, m):
     import campaign
     root, canary = case.copy("recover-%s-%s-%d-%s-%d" % (phase, first, n, syscall, m))
     canary_before = trees.digest(canary)
-    revert = ["revert", "--last", "--root", root]
     if phase == "revert":
-        steps = [(case.apply_args(root), _kill(first, n)), (revert, _kill(syscall, m))]
+        steps = [(case.apply_args(root), _kill(first, n)), (["revert", "--last", "--root", root], _kill(syscall, m))]
     else:
         steps = [(case.apply_args(root), _both(first, "error=EIO", n, syscall, m))]
     statuses, errs = [], []
-    for args, strace in steps + [(revert, None)]:
-        if strace:
-            status, err, missed = campaign.injected(args, strace, case.work)
-            if missed:
-                case.done(root, ["strace"])
-                return [missed]
-        else:
-            status, err = campaign.numatune(args)
+    for args, strace in steps:
+        status, err, missed = campaign.injected(args, strace, case.work)
+        if missed:
+            case.done(root, ["strace"])
+            return [missed]
         statuses.append(status)
         errs.append(err)
-    problems = []
-    campaign.check_common(case, root, canary, canary_before, statuses, errs, problems)
-    after = trees.digest(root)
-    diff = trees.differs(after, case.before)
-    if diff:
-        problems.append("tree differs after recovery: %s" % ", ".join(diff[:5]))
-    case.done(root, problems, after)
-    return problems
+    return campaign.recovered(case, root, canary, canary_before, statuses, errs)
