@@ -169,9 +169,11 @@ def whole_target(op):
 def cleanup(root, op):
     """The snapshot's temporary that a run killed between its write and its
     rename left behind: the undo finds the snapshot "already as before" and
-    writes nothing, so nothing else would remove it (#28)."""
+    writes nothing, so nothing else would remove it (#28). Only the snapshot
+    is written through a temporary: an offline mtu is a value write, and a
+    name like its temporary is none of numatune's."""
     path = whole_target(op)
-    if path and not root.is_live:
+    if path == ETHTOOL_FILE and not root.is_live:
         try:
             real = root.join(path)
         except OSError:
