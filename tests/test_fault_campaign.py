@@ -143,10 +143,10 @@ def test_a_kill_between_the_snapshots_write_and_its_rename_leaves_no_temporary(t
 
 
 @pytest.mark.skipif("ethtool" not in campaign.root_kinds.available(), reason="the ethtool capture is absent")
-@pytest.mark.parametrize("how", ["fifo", "dir"])
+@pytest.mark.parametrize("how", injuries.PLANTS)
 def test_a_name_like_an_offline_mtus_temporary_is_left_alone(tmp_path, how):
     # An offline mtu is a value write, never through a temporary: what sits at `.mtu.numatune-tmp` is not
-    # numatune's to remove (a first cleanup removed a planted FIFO there, and a directory stopped the revert).
+    # numatune's to remove (a first cleanup removed links and FIFOs planted there; a directory stopped the revert).
     case = campaign.Case(tmp_path, "ethtool")
     name = next(n for n in injuries.plant_names(case) if n.endswith("/.mtu.numatune-tmp"))
     assert injuries.plant_run(case, name, how) == []
