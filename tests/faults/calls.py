@@ -33,15 +33,19 @@ WRITING = re.compile(r"\bO_(?:WRONLY|RDWR|CREAT)\b")
 CLOSE_FD = re.compile(r"(\d+)")
 
 
+def _kills(args):
+    return any("signal=" in a for a in args)
+
+
 def strace(args):
     """The strace command line that can carry out ``args``'s injections."""
-    return (STRACE_SIGNAL if any("signal=" in a for a in args) else STRACE) + args
+    return (STRACE_SIGNAL if _kills(args) else STRACE) + args
 
 
 def reached(status, log, args):
     """Whether a run's injections happened: a kill shows in its status (strace
     dies of its tracee's signal), an error as "(INJECTED)" in its log."""
-    if any("signal=" in a for a in args) and status != -9:
+    if _kills(args) and status != -9:
         return False
     errors = sum(1 for a in args if a.startswith("inject=") and "error=" in a)
     return not errors or "(INJECTED)" in log
