@@ -59,7 +59,8 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
             if problems:
                 raise VerifyError("; ".join(problems))
         held.check()
-        journal.append({"t": "commit", "time": _now()})
+        # The count lets a reader see an intent lost with its "done" at the end of the journal.
+        journal.append({"t": "commit", "time": _now(), "writes": writer.seq})
         return txid, [op for _, op in writer.announced]
     except BaseException as e:  # noqa: B902 -- KeyboardInterrupt must roll back too
         if isinstance(e, KeyboardInterrupt):
@@ -110,7 +111,7 @@ class _GroupCommit:
         self.announced = []     # (seq, op) in the journal, oldest first: what a rollback undoes
         self.attempted = 0      # writes started (the failing one included)
         self.current = None     # (change, write) being captured or performed, for the error
-        self._seq = 0
+        self.seq = 0            # the last intent's seq
         self._batch = []        # ([change], write, kind, op) of the other kinds, in order
         self._targets = set()
         self._files = {}        # host path -> [Edits, [changes carried], (change, write) first]
@@ -177,8 +178,8 @@ class _GroupCommit:
             return
         intents = []
         for changes, write, kind, op in batch:
-            self._seq += 1
-            intents.append((self._seq, changes, write, kind, op))
+            self.seq += 1
+            intents.append((self.seq, changes, write, kind, op))
         self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
                                   for seq, changes, _, _, op in intents])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]
