@@ -75,6 +75,8 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, _reason(e, root),
                                                                      writer.attempted - len(failed), txid)
         hint = "nothing else was changed; fix the cause and apply again"
+        if not failed and journal_error is None:
+            msg += ": nothing changed"
         if failed:
             msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
             # The CLI (and the review screen) add the run's --root to the commands named (report/hints.py).
