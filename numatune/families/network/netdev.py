@@ -40,8 +40,16 @@ def _offline_path(ifname, group):
 
 def _read_offline(root, ifname, group, keys):
     if group == "mtu":
-        value = root.read_value(_offline_path(ifname, group))
-        return None if value is None else {"mtu": int(value)}
+        path = _offline_path(ifname, group)
+        value = root.read_value(path)
+        if value is None:
+            return None
+        try:
+            return {"mtu": int(value)}
+        except ValueError:
+            from numatune.errors import HostError
+            raise HostError("%s holds %r, not an MTU" % (path, value[:40]),
+                            "put the interface's MTU there (a number, as the kernel shows it) and run again")
     text = root.read_text(ETHTOOL_FILE)
     if text is None:
         return None
