@@ -236,7 +236,15 @@ def cmd_revert(args):
         print(revert_summary(tx, restored, skipped, failed))
         if skipped:
             print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
-    return 1 if skipped or failed else 0
+    if skipped or failed:
+        return 1
+    # Done, but the report of what was restored never reached its reader (stdout full, a pipe
+    # closed): 0 would say both went well. `main` adds the line saying which stream failed.
+    sys.stdout.flush()
+    return REPORT_LOST if getattr(sys.stdout, "failure", None) is not None else 0
+
+
+REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written
 
 
 def _failed_undos(tx):
