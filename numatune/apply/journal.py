@@ -80,6 +80,8 @@ class Journal:
         self._size = 0      # bytes written (the file's length)
         self._end = 0       # bytes allocated (reserved past the length)
         self._held = 0      # reserved bytes promised to undo records
+        self.appended = []  # the records this run wrote, in order (the journal index's view of its end)
+        self.write_failed = False
 
     def open(self):
         directory = os.path.dirname(self.path)
@@ -106,6 +108,7 @@ class Journal:
             first = line(record)
             self._reserve(len(first) + estimate + FRAME_ROOM)
             self._append_lines([first], [record.get("t")])
+            self.appended.append(record)
         except OSError as e:
             self.close()
             try:
@@ -141,6 +144,7 @@ class Journal:
         if not records:
             return
         self._append_lines([line(r) for r in records], [r.get("t") for r in records], sync)
+        self.appended += records
 
     def _append_lines(self, chunks, kinds, sync=True):
         """``append_many`` of records already encoded (``chunks``, their types ``kinds``)."""
@@ -160,6 +164,7 @@ class Journal:
             if sync:
                 os.fsync(self._fd)
         except OSError:
+            self.write_failed = True
             try:
                 os.ftruncate(self._fd, start)
             except OSError:
@@ -323,36 +328,40 @@ class Transaction:
         # one finished has more begins than ends, and is not interrupted.
         self.undo_open = False
         for r in records:
-            t = r.get("t")
-            if t == "intent":
-                self.ops[r["seq"]] = r
-            elif t == "done":
-                self.done.add(r["seq"])
-                if "after" in r:
-                    self.done_after[r["seq"]] = r["after"]
-            elif t == "undoing":
-                self.undoing.add(r["seq"])
-            elif t == "undone":
-                self.undone.add(r["seq"])
-                self.skipped.discard(r["seq"])
-                self.undoing.discard(r["seq"])
-            elif t == "skipped":
-                self.skipped.add(r["seq"])
-                self.undoing.discard(r["seq"])
-            elif t == "failed":
-                # Still "undoing": a restore that failed may have left its own
-                # half-written bytes (a copied value file truncated, then
-                # ENOSPC), which the next revert must finish, not take for
-                # someone else's change.
-                self.skipped.add(r["seq"])
-            elif t == "commit":
-                self.committed = True
-            elif t == "undo-begin":
-                self.undo_reasons.append(r.get("reason"))
-                self.undo_open = True
-            elif t == "undo-end":
-                self.undo_ended.append(r.get("reason"))
-                self.undo_open = False
+            self.add(r)
+
+    def add(self, r):
+        """Fold one more record in (the journal read in order, or a record this run appended)."""
+        t = r.get("t")
+        if t == "intent":
+            self.ops[r["seq"]] = r
+        elif t == "done":
+            self.done.add(r["seq"])
+            if "after" in r:
+                self.done_after[r["seq"]] = r["after"]
+        elif t == "undoing":
+            self.undoing.add(r["seq"])
+        elif t == "undone":
+            self.undone.add(r["seq"])
+            self.skipped.discard(r["seq"])
+            self.undoing.discard(r["seq"])
+        elif t == "skipped":
+            self.skipped.add(r["seq"])
+            self.undoing.discard(r["seq"])
+        elif t == "failed":
+            # Still "undoing": a restore that failed may have left its own
+            # half-written bytes (a copied value file truncated, then
+            # ENOSPC), which the next revert must finish, not take for
+            # someone else's change.
+            self.skipped.add(r["seq"])
+        elif t == "commit":
+            self.committed = True
+        elif t == "undo-begin":
+            self.undo_reasons.append(r.get("reason"))
+            self.undo_open = True
+        elif t == "undo-end":
+            self.undo_ended.append(r.get("reason"))
+            self.undo_open = False
 
     @property
     def damaged(self):

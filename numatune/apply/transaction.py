@@ -13,7 +13,8 @@ from numatune.apply import kinds as appliers
 from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
-from numatune.apply.journal import Journal, list_transactions, new_txid
+from numatune.apply import journal_index
+from numatune.apply.journal import Journal, Transaction, new_txid
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -21,7 +22,8 @@ from numatune.apply.revert import _journal_failure, _undo, _undo_ops, revert  # 
 
 
 def refuse_if_interrupted(root):
-    for tx in list_transactions(root):
+    # From the index: the states of the kept journals without parsing each (#38).
+    for tx in journal_index.summaries(root):
         if tx.state == "damaged":
             raise RefusedError("the journal of transaction %s is damaged: what it changed cannot be known"
                                % tx.txid, "see `numatune revert %s`" % tx.txid)
@@ -87,7 +89,10 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         raise ApplyError(msg, hint) from e
     finally:
         journal.close()
-        held.__exit__()     # after the rollback: a second Ctrl-C must not stop it half-way
+        try:
+            journal_index.record(root, Transaction(txid, journal.appended), journal)
+        finally:
+            held.__exit__()     # after the rollback: a second Ctrl-C must not stop it half-way
 
 
 class _GroupCommit:
