@@ -141,6 +141,49 @@ def apply_revert(root, policy, planned):
     return applied[0] + reverted[0], applied[1] + reverted[1], len(before)
 
 
+def kept_journals(root, policy, kept=50, rounds=3):
+    """apply + revert --last with ``kept`` giant-host transactions in the journal
+    against the same with none (#38: the journal index, not a parse of each).
+    The kept ones are hard links of one applied-and-reverted journal of this
+    host under older ids (50 copies of 40 MB would fill a tmpfs); the first run
+    over them builds the index, as after an upgrade. Rounds alternate by
+    renaming the journal directory (its files keep their stat), medians."""
+    state = os.path.join(root, "var/lib/numatune")
+    journals, aside = os.path.join(state, "journal"), os.path.join(state, "journal-kept")
+    apply_argv = numatune("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
+    revert_argv = numatune("revert", "--last", "--root", root)
+
+    def cycle():
+        a, b = run(apply_argv, ok=(0, 1)), run(revert_argv)
+        return a[0] + b[0], a[0], b[0]
+    shutil.rmtree(journals, ignore_errors=True)
+    cycle()
+    [made] = [n for n in os.listdir(journals) if n.endswith(".jsonl")]
+    for i in range(kept):
+        os.link(os.path.join(journals, made), os.path.join(journals, "20000101T000000-%06d-1.jsonl" % i))
+    os.remove(os.path.join(journals, made))
+    cycle()     # builds the index over the kept ones; its own journal then is one more kept
+    size = os.path.getsize(os.path.join(journals, "20000101T000000-000000-1.jsonl"))
+    none, many = [], []
+    for _ in range(rounds):
+        os.rename(journals, aside)
+        none.append(cycle())
+        shutil.rmtree(journals)
+        os.rename(aside, journals)
+        many.append(cycle())
+        newest = sorted(n for n in os.listdir(journals) if n.endswith(".jsonl") and not n.startswith("2000"))
+        for name in newest[1:]:     # one kept from the warm-up: the count stays kept + 1
+            os.remove(os.path.join(journals, name))
+    med = [statistics.median(c[i] for c in none) for i in range(3)]
+    mem = [statistics.median(c[i] for c in many) for i in range(3)]
+    say("# kept journals: %d of %.1f MB; apply+revert %.0f ms with none, %.0f ms with them (apply %.0f/%.0f, "
+        "revert --last %.0f/%.0f ms), medians of %d rounds"
+        % (kept + 1, size / 1e6, med[0] * 1000, mem[0] * 1000, med[1] * 1000, mem[1] * 1000, med[2] * 1000,
+           mem[2] * 1000, rounds))
+    say("apply kept%d/none = %.2f" % (kept, mem[1] / med[1]))
+    say("revert kept%d/none = %.2f" % (kept, mem[2] / med[2]))
+
+
 def default_workdir():
     # sysfs lives in memory; tmpfs is the closest stand-in (and builds the tree 8x faster than a disk).
     return "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
@@ -287,6 +330,7 @@ def report(args, work, sizes, small):
         if name in t:
             say("# %-12s %9.1f ms wall %9.1f ms CPU" % (name, t[name] * 1000, cpu[name] * 1000))
     say("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
+    kept_journals(copy_root, policy)
     # The same ratios in CPU time: steadier when other work shares the machine.
     say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f"
         % (cpu["plan"] / cpu["floor"], cpu["check"] / cpu["floor"], cpu["apply+revert"] / cpu["floor"],

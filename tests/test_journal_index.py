@@ -51,7 +51,7 @@ def test_kept_journals_are_not_parsed_again(cli, host, parses):
 
 
 def _index(root):
-    return root / STATE / "journal" / "index.json"
+    return root / STATE / "journal-index.json"
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage", "empty", "other-format", "directory"])

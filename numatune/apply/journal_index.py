@@ -20,9 +20,10 @@ import json
 import os
 import re
 
-from numatune.apply.journal import JOURNAL_DIR, list_transactions, load
+from numatune.apply.journal import JOURNAL_DIR, STATE_DIR, list_transactions, load
 
-INDEX = JOURNAL_DIR + "/index.json"
+# Beside the journal directory, not in it: an admin may move that by a link (a cache need not follow).
+INDEX = STATE_DIR + "/journal-index.json"
 FORMAT = 1
 
 
