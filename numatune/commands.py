@@ -238,10 +238,12 @@ def cmd_revert(args):
             print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
     if skipped or failed:
         return 1
-    # Done, but the report of what was restored never reached its reader (stdout full, a pipe
-    # closed): 0 would say both went well. `main` adds the line saying which stream failed.
+    # Done, but the report of what was restored never reached its reader (stdout full, EIO): 0
+    # would say both went well. `main` adds the line saying which stream failed. A reader that
+    # closed its pipe (`| head`) took what it wanted: that is no lost report.
     sys.stdout.flush()
-    return REPORT_LOST if getattr(sys.stdout, "failure", None) is not None else 0
+    failure = getattr(sys.stdout, "failure", None)
+    return REPORT_LOST if failure is not None and not isinstance(failure, BrokenPipeError) else 0
 
 
 REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written

@@ -12,6 +12,7 @@ import campaign
 
 PLANTS = ("symlink-abs", "symlink-rel", "symlink-dangling", "hardlink", "fifo", "dir")
 LOCK, JOURNALS = "/" + STATE + "/lock", "/" + STATE + "/journal"
+INDEX = "/" + STATE + "/journal-index.json"     # a cache apply and revert rewrite (#38)
 
 
 def _journal(root):
@@ -21,7 +22,8 @@ def _journal(root):
 
 def plant_names(case):
     """Every name a clean apply of ``case`` wrote: each op's target, the
-    temporary of each whole-file write, the lock and the journal directory."""
+    temporary of each whole-file write, the lock, the journal directory and
+    the journal's index."""
     names = set()
     for line in _journal(case.applied).read_text().splitlines():
         record = json.loads(line)
@@ -34,7 +36,7 @@ def plant_names(case):
             if p and op["kind"] in ("file", "multipath", "netdev"):
                 parent, base = p.rsplit("/", 1)
                 names.add("%s/%s" % (parent, tmp_name(base)))
-    return sorted(names) + [LOCK, JOURNALS]
+    return sorted(names) + [LOCK, JOURNALS, INDEX]
 
 
 def fits(name, how):
