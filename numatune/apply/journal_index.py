@@ -13,8 +13,9 @@ from the journals again, and the index rewritten. So a crash at any point
 never believed when wrong. It only says which transaction a command is
 about: what a revert restores comes from that journal, read in full.
 
-An entry is a dict: ``stat``, ``state``, ``time``; other keys (a later
-version's, e.g. who ran the transaction) are kept as they are.
+An entry is a dict: ``stat``, ``state``, ``time``, all made from the
+journal by ``_entry`` (the one place to add a field the journal holds, e.g.
+who ran the transaction); a reader ignores keys it does not know.
 """
 import json
 import os
@@ -71,10 +72,8 @@ def _write(root, entries):
         pass
 
 
-def _entry(tx, stat, old=None):
-    entry = dict(old or {})
-    entry.update(stat=stat, state=tx.state, time=tx.time)
-    return entry
+def _entry(tx, stat):
+    return {"stat": stat, "state": tx.state, "time": tx.time}
 
 
 def _txids(root):
@@ -98,7 +97,7 @@ def summaries(root):
         if stat is None or root.isdir("%s/%s.jsonl" % (JOURNAL_DIR, txid)):
             continue    # gone since the listing, or a directory of that name: no journal
         if entry is None or entry["stat"] != stat:
-            entry = _entry(load(root, txid), stat, entry)
+            entry = _entry(load(root, txid), stat)
             changed.add(txid)
         fresh[txid] = entry
     if changed:
@@ -117,5 +116,5 @@ def record(root, tx, journal):
     if stat is None:
         return
     entries = _read(root)
-    entries[tx.txid] = _entry(tx, stat, entries.get(tx.txid))
+    entries[tx.txid] = _entry(tx, stat)
     _write(root, entries)
