@@ -155,7 +155,7 @@ def kept_journals(root, policy, kept=50, rounds=3):
 
     def cycle():
         a, b = run(apply_argv, ok=(0, 1)), run(revert_argv)
-        return a[0] + b[0], a[0], b[0]
+        return a[0], b[0], a[1], b[1]     # wall, then CPU seconds
     shutil.rmtree(journals, ignore_errors=True)
     cycle()
     [made] = [n for n in os.listdir(journals) if n.endswith(".jsonl")]
@@ -174,14 +174,16 @@ def kept_journals(root, policy, kept=50, rounds=3):
         newest = sorted(n for n in os.listdir(journals) if n.endswith(".jsonl") and not n.startswith("2000"))
         for name in newest[1:]:     # one kept from the warm-up: the count stays kept + 1
             os.remove(os.path.join(journals, name))
-    med = [statistics.median(c[i] for c in none) for i in range(3)]
-    mem = [statistics.median(c[i] for c in many) for i in range(3)]
-    say("# kept journals: %d of %.1f MB; apply+revert %.0f ms with none, %.0f ms with them (apply %.0f/%.0f, "
-        "revert --last %.0f/%.0f ms), medians of %d rounds"
-        % (kept + 1, size / 1e6, med[0] * 1000, mem[0] * 1000, med[1] * 1000, mem[1] * 1000, med[2] * 1000,
-           mem[2] * 1000, rounds))
-    say("apply kept%d/none = %.2f" % (kept, mem[1] / med[1]))
-    say("revert kept%d/none = %.2f" % (kept, mem[2] / med[2]))
+    med = [statistics.median(c[i] for c in none) for i in range(4)]
+    mem = [statistics.median(c[i] for c in many) for i in range(4)]
+    say("# kept journals: %d of %.1f MB; medians of %d rounds, none/kept: apply %.0f/%.0f ms wall, %.0f/%.0f ms "
+        "CPU; revert --last %.0f/%.0f ms wall, %.0f/%.0f ms CPU"
+        % (kept + 1, size / 1e6, rounds, med[0] * 1000, mem[0] * 1000, med[2] * 1000, mem[2] * 1000,
+           med[1] * 1000, mem[1] * 1000, med[3] * 1000, mem[3] * 1000))
+    say("# CPU-time ratios: apply kept%d/none %.2f, revert kept%d/none %.2f"
+        % (kept, mem[2] / med[2], kept, mem[3] / med[3]))
+    say("apply kept%d/none = %.2f" % (kept, mem[0] / med[0]))
+    say("revert kept%d/none = %.2f" % (kept, mem[1] / med[1]))
 
 
 def default_workdir():
