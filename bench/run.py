@@ -147,7 +147,8 @@ def kept_journals(root, policy, kept=50, rounds=3):
     The kept ones are hard links of one applied-and-reverted journal of this
     host under older ids (50 copies of 40 MB would fill a tmpfs); the first run
     over them builds the index, as after an upgrade. Rounds alternate by
-    renaming the journal directory (its files keep their stat), medians."""
+    renaming the journal directory and its index aside (the journals keep
+    their stat), medians."""
     state = os.path.join(root, "var/lib/numatune")
     journals, aside = os.path.join(state, "journal"), os.path.join(state, "journal-kept")
     apply_argv = numatune("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
@@ -165,11 +166,14 @@ def kept_journals(root, policy, kept=50, rounds=3):
     cycle()     # builds the index over the kept ones; its own journal then is one more kept
     size = os.path.getsize(os.path.join(journals, "20000101T000000-000000-1.jsonl"))
     none, many = [], []
+    index = os.path.join(state, "journal-index.json")     # set aside with the journals it indexes
     for _ in range(rounds):
         os.rename(journals, aside)
+        os.rename(index, index + "-kept")
         none.append(cycle())
         shutil.rmtree(journals)
         os.rename(aside, journals)
+        os.replace(index + "-kept", index)
         many.append(cycle())
         newest = sorted(n for n in os.listdir(journals) if n.endswith(".jsonl") and not n.startswith("2000"))
         for name in newest[1:]:     # one kept from the warm-up: the count stays kept + 1
