@@ -2,12 +2,11 @@
 from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
+from numatune import AREAS  # noqa: F401 (callers import it from here)
+
 SCOPES = ("live", "persistent", "boot")
 SEVERITIES = ("info", "warning", "critical")
 RISKS = ("low", "medium", "high")
-# The areas changes and findings carry; `--only`/`--skip` also take a family's
-# name (numatune.families.registry.selectors()).
-AREAS = ("kernel", "memory", "storage", "network", "cpu", "oracle")
 
 
 def _names(cls, _cache={}):
