@@ -4,6 +4,7 @@ Imported only when a command runs or asks for help (numatune.cli): `numatune
 --version` needs neither argparse nor this table.
 """
 import argparse
+import os
 import sys
 
 from numatune import __version__
@@ -14,7 +15,31 @@ FORMAT_HELP = "output format (default: text)"
 TXID_HELP = "a transaction id from `numatune history`"
 
 
+def _columns():
+    """shutil.get_terminal_size().columns without importing shutil (and the
+    compression modules it loads): argparse asks for it at every option added."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):
         # One line and exit 2, like every other bad input; a misspelt choice gets a suggestion.
         import difflib
