@@ -22,3 +22,18 @@ def test_json_output_is_json_of_the_same_data(data):
     import json
     from numatune.report import jsonout
     assert json.loads(jsonout.dumps(data)) == data
+
+
+@given(json_values | st.floats() | st.tuples(st.integers(), st.text(max_size=3)))
+def test_each_json_item_is_what_json_dumps_writes(value):
+    """jsonout encodes each item with one C encoder made once: the same text as json.dumps."""
+    import json
+    from numatune.report import jsonout
+    assert jsonout._ENCODE(value) == json.dumps(value)
+
+
+def test_a_value_json_cannot_encode_is_refused_as_json_refuses_it():
+    import pytest
+    from numatune.report import jsonout
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        jsonout.dumps({"changes": [object()]})
