@@ -18,6 +18,17 @@ def _names(cls, _cache={}):
     return names
 
 
+def _fields_dict(obj):
+    """A dataclass's fields as a new dict, in field order: its __dict__ copied
+    when it holds just the fields (__init__ sets them in that order), a third
+    of the work of a getattr per field on 30,000 changes."""
+    d = obj.__dict__
+    names = _names(type(obj))
+    if len(d) == len(names):
+        return d.copy()
+    return {name: getattr(obj, name) for name in names}
+
+
 @dataclass
 class Write:
     """One journaled write a change makes.
@@ -97,7 +108,7 @@ class Change:
     def to_json(self):
         # Field by field: asdict() deep-copies every Write only for it to be
         # replaced here, and a giant host's plan holds 30,000 changes.
-        data = {name: getattr(self, name) for name in _names(type(self))}
+        data = _fields_dict(self)
         data["writes"] = [w.to_json() for w in self.writes]
         return data
 
@@ -133,7 +144,7 @@ class Finding:
     refuses: List[str] = field(default_factory=list)
 
     def to_json(self):
-        return {name: getattr(self, name) for name in _names(type(self))}
+        return _fields_dict(self)
 
     @classmethod
     def from_json(cls, data):
@@ -165,7 +176,7 @@ class Compliant:
     kept_by: str = ""
 
     def to_json(self):
-        return {name: getattr(self, name) for name in _names(type(self))}
+        return _fields_dict(self)
 
 
 @dataclass
