@@ -293,9 +293,11 @@ def report(args, work, sizes, small):
             say("# %-12s %9.1f ms wall %9.1f ms CPU" % (name, t[name] * 1000, cpu[name] * 1000))
     say("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
     # The same ratios in CPU time: steadier when other work shares the machine.
-    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f"
+    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f, "
+        "version/python -I %.2f, check this-vm/python -I %.2f"
         % (cpu["plan"] / cpu["floor"], cpu["check"] / cpu["floor"], cpu["apply+revert"] / cpu["floor"],
-           devices, small_devices, cpu["plan"] / cpu["plan-small"]))
+           devices, small_devices, cpu["plan"] / cpu["plan-small"], cpu["version"] / cpu["python-I"],
+           cpu["check-vm"] / cpu["python-I"]))
     say("plan/floor = %.2f" % (t["plan"] / t["floor"]))
     say("check/floor = %.2f" % (t["check"] / t["floor"]))
     say("apply+revert/floor = %.2f" % (t["apply+revert"] / t["floor"]))
