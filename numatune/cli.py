@@ -44,7 +44,8 @@ def _hint_context(args):
 def main(argv=None):
     """Run one command with stdout and stderr guarded (numatune.apply.outstreams):
     a failing write never ends in a traceback, and the exit status is what the
-    command did, with one line on the stream that still works."""
+    command did, with one line on the stream that still works (none for a
+    closed pipe: the reader has what it wanted)."""
     from numatune.apply import outstreams
     saved = sys.stdout, sys.stderr
     out = sys.stdout = outstreams.GuardedStream(saved[0], "stdout")
@@ -58,7 +59,9 @@ def main(argv=None):
         out.flush()
         if out.failure is not None:
             outstreams.silence(saved[0])
-            err.write(outstreams.describe(out))
+            if not isinstance(out.failure, BrokenPipeError):
+                # A reader that left (`| head`) took what it wanted: nothing to say, as with `git log | head`.
+                err.write(outstreams.describe(out))
         err.flush()
         if err.failure is not None:
             outstreams.silence(saved[1])

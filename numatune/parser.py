@@ -208,6 +208,8 @@ def build_parser(argv=None):
         v = verbs.add_parser("show", help="print the merged policy (after extends) with each key's file and line")
         v.add_argument("refs", nargs="*", metavar="FILE|NAME",
                        help="policy files or shipped names, stacked as --policy stacks them (default: as plan)")
+        v.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
+                       help="the same, as every other command takes it (repeatable; after the FILE|NAME arguments)")
         v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
