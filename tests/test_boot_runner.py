@@ -34,10 +34,11 @@ def install_command(root, path="/usr/bin/numatune", python="/usr/bin/python3 -s"
 
 
 def _thp_host(tmp_path, init="systemd", release=None):
-    """The THP case's root (no bootloader file: the boot file keeps the mode):
-    "systemd" as it is; "sysv": a RHEL 6.5 kernel."""
+    """The THP case's root (no bootloader file: the boot file keeps the mode)
+    without its /usr/bin/numatune: "systemd" as it is; "sysv": a RHEL 6.5 kernel."""
     root = tmp_path / "root"
     shutil.copytree(THP_CASE, root, symlinks=True)
+    shutil.rmtree(root / "usr")
     if init == "systemd":
         (root / "etc/systemd/system").mkdir(parents=True)
     if release:

@@ -41,8 +41,8 @@ from numatune.families.sysctl.support import parse_release
 NODE_FORMAT = (5, 16)
 # Bootloader kinds whose entries numatune edits (numatune.families.boot.bootloader).
 EDITABLE = ("bls", "grub2-legacy", "grub-legacy")
-KEEP = ("keep the placement at boot: install numatune's boot script (the RPM's %post runs `chkconfig --add "
-        "numatune-boot`), or boot Linux 5.16 or later with a bootloader numatune edits")
+KEEP = ("keep the placement at boot: install numatune as a system command with its boot unit or SysV script "
+        "(the numatune RPM), or boot Linux 5.16 or later with a bootloader numatune edits")
 PLACE = 'place the pool where the instances are bound (count = "auto" does, or placement = { 7 = ... })'
 
 
