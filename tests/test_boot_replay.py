@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tree_digest, write
-from test_boot_runner import install_command
+from conftest import install_numatune, tree_digest, write
 from test_cpu_power import make_power_root, online
 
 REPO = Path(__file__).resolve().parent.parent
@@ -132,7 +131,7 @@ def power(capture):
     C-state limit has a boot route. (RHEL 7's Python cannot run numatune at boot: test_boot_runner.)"""
     root = capture("16amd64-4n4c-cgroup-distance-merge")
     write(root, "/proc/sys/kernel/osrelease", "4.18.0-513.el8.x86_64\n")
-    install_command(root)
+    install_numatune(root)
     write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz ro\n")
     (root / "etc/systemd/system").mkdir(parents=True, exist_ok=True)
     make_power_root(root, online(root))

@@ -9,30 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write
+from conftest import install_numatune, write
 
 REPO = Path(__file__).resolve().parent.parent
 THP_CASE = REPO / "tests/cases/boot/thp-rhel6/root"
 UNIT = "etc/systemd/system/numatune-boot.service"
 WANTS = "etc/systemd/system/multi-user.target.d/numatune-boot.conf"
 SYSV = "/etc/rc.d/init.d/numatune-boot"
-# /usr/bin/numatune as the RPM installs it (pip's script, its interpreter line set by the spec's %install).
-RPM_SCRIPT = """#!/usr/bin/python3 -s
-# -*- coding: utf-8 -*-
-import re
-import sys
-from numatune.cli import main
-if __name__ == '__main__':
-    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(main())
-"""
-
-
-def install_command(root, path="/usr/bin/numatune", python="/usr/bin/python3 -s"):
-    """numatune installed as a system command in ``root``, with ``python`` on its #! line."""
-    return write(root, path, RPM_SCRIPT.replace("/usr/bin/python3 -s", python, 1), mode=0o755)
-
-
 def _thp_host(tmp_path, init="systemd", release=None):
     """The THP case's root (no bootloader file: the boot file keeps the mode)
     without its /usr/bin/numatune: "systemd" as it is; "sysv": a RHEL 6.5 kernel."""
@@ -87,7 +70,7 @@ def test_an_apply_without_a_system_command_enables_nothing_and_says_how_once(tmp
 @pytest.mark.parametrize("command", ["/usr/bin/numatune", "/usr/local/bin/numatune"])
 def test_the_unit_names_the_system_command_of_the_root(tmp_path, cli, command):
     root = _thp_host(tmp_path)
-    install_command(root, command)
+    install_numatune(root, command)
     policy = _policy(tmp_path)
     _apply(cli, root, policy)
     unit = (root / UNIT).read_text()
@@ -108,7 +91,7 @@ def test_a_unit_naming_a_command_the_root_lacks_is_not_a_route(tmp_path, cli):
     write(root, "/" + WANTS, "[Unit]\nWants=numatune-boot.service\n")
     status, doc = _check(cli, root, policy)
     assert "thp.boot" not in _persisted(doc) and status != 0
-    install_command(root)
+    install_numatune(root)
     _apply(cli, root, policy)
     assert "ExecStart=/usr/bin/numatune boot" in (root / UNIT).read_text()
     assert _persisted(_check(cli, root, policy)[1])["thp.boot"].startswith("numatune-boot.service")
@@ -122,7 +105,7 @@ def _sysv_host(tmp_path, script=True, link=True, python=None):
         (root / "etc/rc.d/rc3.d").mkdir(parents=True)
         (root / "etc/rc.d/rc3.d/S05numatune-boot").symlink_to("../init.d/numatune-boot")
     if python:
-        install_command(root, python=python)
+        install_numatune(root, python=python)
     return root
 
 
@@ -165,7 +148,7 @@ def test_the_unit_runs_after_tuned_and_the_package_ships_what_apply_writes(tmp_p
     runs (After= orders only units in the same boot). Before=sysinit.target would make a cycle with
     tuned.service (a normal service, itself after sysinit.target and basic.target)."""
     root = _thp_host(tmp_path)
-    install_command(root)
+    install_numatune(root)
     _apply(cli, root, _policy(tmp_path))
     written = (root / UNIT).read_text()
     assert written == (REPO / "packaging/systemd/numatune-boot.service").read_text()

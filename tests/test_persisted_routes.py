@@ -12,8 +12,7 @@ import shutil
 import pytest
 import tomlkit
 
-from conftest import CAPTURES, REALDATA, write
-from test_boot_runner import install_command
+from conftest import CAPTURES, REALDATA, install_numatune, write
 
 SYSTEM_DIRS = ("/usr/bin", "/usr/local/bin", "/usr/sbin", "/usr/local/sbin", "/bin", "/sbin")
 ROOTS = sorted(CAPTURES) + ["this-vm"]
@@ -107,7 +106,7 @@ def test_no_capture_is_said_to_keep_what_its_route_cannot(name, capture, cli, tm
     # As captured: no numatune command in the root, so nothing is kept by the boot path.
     assert _apply_and_check(cli, root, policy) == []
     # numatune installed as the RPM installs it, on a systemd host: the next apply adds the boot path.
-    install_command(root)
+    install_numatune(root)
     (root / "etc/systemd/system").mkdir(parents=True, exist_ok=True)
     _apply_and_check(cli, root, policy)
 
@@ -115,7 +114,7 @@ def test_no_capture_is_said_to_keep_what_its_route_cannot(name, capture, cli, tm
 def test_the_boot_path_is_claimed_somewhere(capture, cli, tmp_path):
     """The test above checks claims: at least one capture makes one through numatune-boot."""
     root = _root("this-vm", capture, tmp_path)
-    install_command(root)
+    install_numatune(root)
     (root / "etc/systemd/system").mkdir(parents=True)
     policy = write(tmp_path, "p.toml", '[kernel]\ntransparent_hugepage = "never"\n')
     assert cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")[0] == 0
