@@ -27,7 +27,7 @@ def _larger(facts, auto):
     return {"total": (total, auto.get("count", 0))} if total > auto.get("count", 0) else {}
 
 
-def _amm(facts):
+def _amm(facts, pooled):
     """Entries asking to leave AMM, with the figures, for instances on memory_target."""
     sized = ((facts.get("resolved") or {}).get("hugepages") or {}).get("auto") or {}
     kb = sized.get("kb", 2048)
@@ -47,10 +47,12 @@ def _amm(facts):
                     value={"sid": s["sid"], "parameters": {"memory_target": 0}},
                     question="%s runs AMM (memory_target = %s): HugePages cannot back its SGA. Leave AMM? "
                              "memory_target = 0 gives sga_target %dM and pga_aggregate_target %dM (%s), an SGA of "
-                             "about %d x %d kB pages; then extend oracle-hugepages (count = \"auto\") and set "
-                             "use_large_pages = \"ONLY\". With which sizes?"
+                             "about %d x %d kB pages; %s With which sizes?"
                              % (s["sid"], params.get("memory_target") or params.get("memory_max_target"),
-                                sga >> 20, pga >> 20, desired.split_source(params), pages, kb),
+                                sga >> 20, pga >> 20, desired.split_source(params), pages, kb,
+                                "the pool's count = \"auto\" then sizes it." if pooled else
+                                "then extend oracle-hugepages (count = \"auto\") and set use_large_pages = "
+                                "\"ONLY\"."),
                     note=("%s: HugePages gave +13%% TPM on top of NUMA support and page tables fell from 5.5 GB "
                           "to 175 MB (Scenario 2, Table 12)." % SUPERDOME,))
 
@@ -59,9 +61,9 @@ def recommend(facts):
     resolved = (facts.get("resolved") or {}).get("hugepages") or {}
     auto = resolved.get("auto") or {}
     sized = [i for i in auto.get("instances") or [] if i.get("pages")]
+    asked = list(_amm(facts, bool(sized)))
+    yield from asked
     if not sized:
-        asked = list(_amm(facts))
-        yield from asked
         if not asked and (facts.get("oracle") or {}).get("oratab"):
             yield note("hugepages", "No instance's SGA could be sized from its parameter file or alert log: the "
                        "pool is left alone (name the instances' parameter files with [[oracle.instance]] pfile).")
