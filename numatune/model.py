@@ -132,6 +132,9 @@ class Finding:
     # written (an instance would not start): apply refuses the whole run
     # while any of them is selected, and writes nothing.
     refuses: List[str] = field(default_factory=list)
+    # Id of the change this finding is advice for ("after apply, run ..."): it holds only once that
+    # change is made, so an apply that leaves the change out does not repeat it (after_apply).
+    follows: str = ""
 
     def to_json(self):
         return {name: getattr(self, name) for name in _names(type(self))}
@@ -139,6 +142,12 @@ class Finding:
     @classmethod
     def from_json(cls, data):
         return cls(**data)
+
+
+def after_apply(findings, changes):
+    """The findings to show after applying ``changes``: advice that follows a change left out is not."""
+    made = {c.id for c in changes}
+    return [f for f in findings if not f.follows or f.follows in made]
 
 
 def refusals(findings, changes):
