@@ -283,3 +283,16 @@ def test_an_amm_instance_is_asked_to_leave_amm_with_the_figures(cli, tmp_path):
     assert "sga_target 614M and pga_aggregate_target 410M" in text
     assert "#   parameters = {memory_target = 0}" in text
     assert "+13% TPM" in text
+
+
+def test_an_amm_instance_beside_sized_ones_is_asked_too(cli, tmp_path):
+    # OLD moves to AMM (memory_target = 4G) while the others keep their SGAs: the pool is recommended for
+    # them and OLD is asked to leave AMM (60/40 of 4G: 2457M SGA, 1639M PGA).
+    root = _case_copy(CASES_DIR / "oracle" / "version-aware", tmp_path)
+    write(root, "/u01/app/oracle/product/11.2.0/dbhome_1/dbs/initOLD.ora", "*.db_name='OLD'\n*.memory_target=4G\n")
+    text, _ = _loads_and_is_safe(cli, root, tmp_path)
+    assert _set(text)["hugepages"]["count"] == "auto"
+    flat = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))   # unwrapped comments
+    assert "QUESTION: OLD runs AMM (memory_target = 4G)" in flat
+    assert "sga_target 2457M and pga_aggregate_target 1639M" in flat
+    assert "the pool's count = \"auto\" then sizes it" in flat
