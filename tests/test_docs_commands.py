@@ -113,3 +113,17 @@ def test_an_exit_status_comment_sets_the_expected_status():
     doc = parse("x.md", "```console\n$ numatune plan --exit-code   # exit 1\n$ cp -a a \\\n    b\n```\n")
     assert [(c.text, c.status) for c in doc.commands] == [("numatune plan --exit-code   # exit 1", 1),
                                                           ("cp -a a b", 0)]
+
+
+USER_DOCS = [p for p in PAGES if p.name != "DEVELOPING.md"]
+
+
+@pytest.mark.parametrize("page", USER_DOCS, ids=_ids(USER_DOCS))
+def test_user_docs_name_no_commit_or_issue(page):
+    """A user reads what the tool does, not its history: no commit hashes, no issue numbers."""
+    import re
+    text = page.read_text()
+    hashes = [h for h in re.findall(r"(?<![\w./-])[0-9a-f]{7,40}(?![\w-])", text) if re.search(r"[a-f]", h)
+              and re.search(r"\d", h)]
+    issues = re.findall(r"(?i)\bissue\s*#?\d+|(?<![\w&])#\d+\b", text)
+    assert not hashes and not issues, (hashes, issues)
