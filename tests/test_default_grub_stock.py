@@ -102,3 +102,7 @@ def test_plan_and_apply_remove_numa_off_on_a_debian_root(tmp_path, cli):
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy)
     assert status == 0, out + err
     assert (root / "etc/default/grub").read_text() == DEBIAN
+    # update-grub's /boot/grub/grub.cfg is what the next boot reads: its linux line loses numa=off too.
+    assert "numa=off" not in (root / "boot/grub/grub.cfg").read_text()
+    status, out, err = cli("plan", "--exit-code", "--root", root, "--policy", policy)
+    assert status == 0, out + err
