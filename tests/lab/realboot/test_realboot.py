@@ -130,6 +130,22 @@ def block(values):
     return {k: v for k, v in values.items() if k.startswith("block.")}
 
 
+# scsi_debug's LUNs have NAA-3 (locally assigned) WWIDs, with no vendor OUI; a real 3PAR LUN's is NAA-6 with 3PAR's
+# (360002ac...). So numatune cannot select these maps by a WWID prefix in udev and says so: a warning that a real
+# 3PAR array does not get. It is the one finding a compliant guest may show.
+SCSI_DEBUG_ONLY = {"block.udev-pinned:0"}
+# The guest has one NIC, on node 1 here: every NIC interrupt is served there while node 0 idles, which numatune
+# rightly warns about (give each node its own NIC) once a policy has a [[net]] rule.
+ONE_NIC = {"net.irq_skew"}
+
+
+def not_ok(b, after):
+    """The ids of the WARNING/CRITICAL lines of the `check` printed after the line "after" (text output)."""
+    part = b.out.split(after, 1)[1]
+    part = part.split("\ncompliant (", 1)[0]
+    return set(re.findall(r"(?m)^(?:CRITICAL|WARNING) +(\S+)", part))
+
+
 def test_boot1_applies_what_a_numa_off_boot_can_hold(boots):
     """Boot 1: apply sets THP, the 3PAR queues, the NIC's MTU and coalescing and removes numa=off for the next boot;
     the pool and the cpuset on node 1, which numa=off hides, are CRITICAL findings (apply exits 1, nothing rolled back)."""
@@ -162,7 +178,9 @@ def test_boot2_keeps_boot1s_values_and_the_default_policy_is_met(boots):
     assert {k: now.get(k) for k in KEPT} == {k: after.get(k) for k in KEPT}, b.explain()
     assert block(now) == block(after), b.explain()
     assert now["tuned.active"] == "active" and now["tuned.profile"] == "numatune", b.explain()
-    assert b.rcs.get("check-default") == 0 and b.rcs.get("plan-default") == 0, b.explain()
+    # check OK but for the scsi_debug WWIDs (exit 1: warning); nothing left to plan.
+    assert not_ok(b, "\n== boot2\n") == SCSI_DEBUG_ONLY and b.rcs.get("check-default") == 1, b.explain()
+    assert b.rcs.get("plan-default") == 0, b.explain()
     assert b.rcs.get("apply") == 0, b.explain()
     assert applied["hugepages.node1"] == "64" and applied["hugepages.node0"] == "0", b.explain()
     assert (applied["cpuset.cpus"], applied["cpuset.mems"]) == (NODE1_CPUS, "1"), b.explain()
@@ -176,9 +194,11 @@ def test_boot3_keeps_everything_with_no_apply(boots):
     assert now["nodes"] == "2", b.explain()
     assert now["hugepages.node1"] == "64" and now["hugepages.node0"] == "0", b.explain()
     assert (now["cpuset.active"], now["cpuset.cpus"], now["cpuset.mems"]) == ("active", NODE1_CPUS, "1"), b.explain()
-    same = [k for k in applied if not k.startswith(("unit.", "boot-unit"))]
+    # (the slice was made live by apply, not started by systemd: inactive then, active now)
+    same = [k for k in applied if k not in ("cpuset.active", "boot-unit")]
     assert {k: now.get(k) for k in same} == {k: applied[k] for k in same}, b.explain()
-    assert b.rcs.get("check") == 0 and b.rcs.get("plan") == 0, b.explain()
+    assert not_ok(b, "\n== boot3\n") <= SCSI_DEBUG_ONLY | ONE_NIC and b.rcs.get("check") == 1, b.explain()
+    assert b.rcs.get("plan") == 0, b.explain()
 
 
 def test_boot3_check_unit_runs_sandboxed_and_writes_its_report(boots):
@@ -186,11 +206,12 @@ def test_boot3_check_unit_runs_sandboxed_and_writes_its_report(boots):
     b = boots(3)
     v = b.section("boot3")
     assert b.rcs.get("check-unit") == 0 and v["unit.Result"] == "success", b.explain()
-    assert v["unit.ExecMainStatus"] == "0", b.explain()  # OK: 0 (1 and 2 would be drift)
+    # What `check` says (1: the scsi_debug warning above), and the unit succeeds on it (SuccessExitStatus=1 2).
+    assert v["unit.ExecMainStatus"] == str(b.rcs.get("check")), b.explain()
     assert (v["unit.ProtectSystem"], v["unit.ProtectHome"], v["unit.NoNewPrivileges"], v["unit.PrivateDevices"],
             v["unit.PrivateTmp"]) == ("strict", "yes", "yes", "yes", "yes"), b.explain()
     assert v["unit.SystemCallFilter"] and v["unit.RestrictAddressFamilies"], b.explain()
-    assert int(v["unit.report"] or 0) > 0 and v["unit.report.status"] == "0", b.explain()
+    assert int(v["unit.report"] or 0) > 0 and v["unit.report.status"] == str(b.rcs.get("check")), b.explain()
     assert b.rcs.get("revert2") == 0 and b.rcs.get("revert1") == 0, b.explain()
 
 
