@@ -188,6 +188,8 @@ def build_parser(argv=None):
         v = verbs.add_parser("show", help="print the merged policy (after extends) with each key's file and line")
         v.add_argument("refs", nargs="*", metavar="FILE|NAME",
                        help="policy files or shipped names, stacked as --policy stacks them (default: as plan)")
+        v.add_argument("--policy", action="append", default=[], metavar="FILE|NAME",
+                       help="the same, as every other command takes it (repeatable; after the FILE|NAME arguments)")
         v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
@@ -229,7 +231,8 @@ def _hint_context(args):
 def main(argv=None):
     """Run one command with stdout and stderr guarded (numatune.apply.outstreams):
     a failing write never ends in a traceback, and the exit status is what the
-    command did, with one line on the stream that still works."""
+    command did, with one line on the stream that still works (none for a
+    closed pipe: the reader has what it wanted)."""
     from numatune.apply import outstreams
     saved = sys.stdout, sys.stderr
     out = sys.stdout = outstreams.GuardedStream(saved[0], "stdout")
@@ -243,7 +246,9 @@ def main(argv=None):
         out.flush()
         if out.failure is not None:
             outstreams.silence(saved[0])
-            err.write(outstreams.describe(out))
+            if not isinstance(out.failure, BrokenPipeError):
+                # A reader that left (`| head`) took what it wanted: nothing to say, as with `git log | head`.
+                err.write(outstreams.describe(out))
         err.flush()
         if err.failure is not None:
             outstreams.silence(saved[1])
