@@ -77,7 +77,7 @@ def boot(n, timings):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     b = Boot(n, proc.returncode, proc.stdout, time.monotonic() - t0)
     timings.append("boot %d: %.0f s" % (n, b.seconds))
-    print("realboot: boot %d took %.0f s (status %d)" % (n, b.seconds, b.rc), file=sys.stderr)
+    print("realboot: boot %d took %.0f s (status %d)" % (n, b.seconds, b.rc), file=sys.__stderr__, flush=True)
     return b
 
 
@@ -85,7 +85,7 @@ def boot(n, timings):
 def timings():
     out = []
     yield out
-    print("\nrealboot timings: " + ", ".join(out), file=sys.stderr)
+    print("\nrealboot timings: " + ", ".join(out), file=sys.__stderr__, flush=True)
 
 
 @pytest.fixture(scope="module")
