@@ -69,7 +69,7 @@ def boot(n, timings):
     steps = HERE / "steps"
     text = "probe() {\n%s\n}\n%s\n%s\n" % ((steps / "probe.sh").read_text(), (steps / "ready.sh").read_text(),
                                           (steps / ("boot%d.sh" % n)).read_text())
-    env = dict(os.environ, BOOT_NIC="1", BOOT_NIC_MODEL="e1000e", BOOT_TIMEOUT=os.environ.get("BOOT_TIMEOUT", "900"),
+    env = dict(os.environ, BOOT_NIC="1", BOOT_NIC_MODEL="e1000e", BOOT_TIMEOUT=os.environ.get("BOOT_TIMEOUT", "1800"),
                BOOT_RUN=str(W / ("boot%d" % n)), W=str(W))
     shutil.rmtree(W / ("boot%d" % n), ignore_errors=True)
     t0 = time.monotonic()

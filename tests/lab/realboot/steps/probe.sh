@@ -25,10 +25,10 @@ p multipath.rr_min_io_rq "$(multipathd show config 2>/dev/null | awk '/vendor "3
 NIC=/sys/class/net/enp0s3
 p nic.mtu "$(rd $NIC/mtu)"
 p nic.rx-usecs "$(ethtool -c enp0s3 2>/dev/null | awk -F: '/^rx-usecs:/{gsub(/ /,"",$2); print $2}')"
-p nic.nm "$(nmcli -t -f GENERAL.STATE device show enp0s3 2>/dev/null | cut -d: -f2)"
+p nic.nm "$(timeout 30 nmcli -t -f GENERAL.STATE device show enp0s3 2>/dev/null | cut -d: -f2)"
 p cpuset.active "$(systemctl is-active labdb.slice 2>/dev/null)"
 p cpuset.cpus "$(rd /sys/fs/cgroup/labdb.slice/cpuset.cpus)"
 p cpuset.mems "$(rd /sys/fs/cgroup/labdb.slice/cpuset.mems)"
 p tuned.active "$(systemctl is-active tuned 2>/dev/null)"
-p tuned.profile "$(tuned-adm active 2>/dev/null | sed -n 's/^Current active profile: //p')"
+p tuned.profile "$(timeout 30 tuned-adm active 2>/dev/null | sed -n 's/^Current active profile: //p')"
 p boot-unit "$(systemctl is-active numatune-boot.service 2>/dev/null)/$(systemctl is-enabled numatune-boot.service 2>/dev/null)"
