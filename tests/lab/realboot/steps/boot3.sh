@@ -8,7 +8,7 @@ echo "boot3: numatune-boot.service: $(journalctl -b -u numatune-boot.service --n
 R=/var/lib/node_exporter/textfile_collector/numatune.prom
 rm -f "$R"
 systemctl start numatune-check.service; echo "RC check-unit=$?"
-for k in Result ExecMainStatus ProtectSystem ProtectHome NoNewPrivileges PrivateDevices PrivateTmp SystemCallFilter RestrictAddressFamilies; do
+for k in ProtectSystem ProtectHome NoNewPrivileges PrivateDevices PrivateTmp SystemCallFilter RestrictAddressFamilies; do
   printf 'P unit.%s=%s\n' "$k" "$(systemctl show -P $k numatune-check.service | cut -c1-40)"
 done
 printf 'P unit.report=%s\n' "$( [ -s "$R" ] && grep -c '^numatune_' "$R")"
