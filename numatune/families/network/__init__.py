@@ -21,7 +21,7 @@ FAMILY = Family(
         ("/proc/net", r"^route$", False),
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
         ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
-        ("/etc/systemd/network", r"\.link$", False),
+        ("/etc/systemd/network", r"\.(link|network)$", False),
         # systemd 209+ (.link files are read): its default .link file (families/network/era.py).
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),
