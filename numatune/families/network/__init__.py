@@ -4,7 +4,7 @@ from numatune.family import Family, Snapshot
 from numatune.families.network import facts, facts_text, knob, netdev
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
-SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000}]}
+SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
 
 
 def _recommend(facts):
