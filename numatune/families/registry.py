@@ -48,7 +48,8 @@ DECLARED = (
     # that persist through it.
     Declared("bootunit", ("memory",), editors=("boot_value", "boot_replay", "boot_unit", "boot_wants")),
     Declared("sysctl", ("kernel", "memory", "network"), ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
-    # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
+    # Its resolve says whether the next boot still has numa=off (hugepages and cpuset read it); its diff reads
+    # the pool's boot arguments from hugepages' resolve (diffs run after every resolve).
     # Without a bootloader file it knows, THP is kept by the boot file (bootunit).
     Declared("boot", ("kernel", "memory"), ("kernel",), always=True, needs=("bootunit",), editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
@@ -58,7 +59,7 @@ DECLARED = (
     Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit", "boot")),
     # A governor or C-state limit nothing else keeps is planned again at boot through the replay file (bootunit).
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot", "bootunit")),
-    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
+    Declared("cpuset", ("cpu",), ("cpuset",), needs=("boot",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
     # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.
     Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",),
              runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
