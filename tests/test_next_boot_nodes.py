@@ -161,3 +161,49 @@ def test_numa_off_kept_by_the_policy_keeps_todays_refusal(tmp_path, cli):
     plan = _plan(cli, root, pol)
     assert {f["id"]: f for f in plan["findings"]}["hugepages.no-node:1"]["severity"] == "critical"
     assert "cmdline.next-nodes-unknown" not in {f["id"] for f in plan["findings"]}
+
+
+def _cgroup_v2(root):
+    write(root, "proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n")
+    write(root, "sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n")
+    write(root, "sys/fs/cgroup/cgroup.subtree_control", "cpuset memory pids\n")
+    for name in ("cgroup.procs", "cpuset.cpus.effective", "cpuset.mems.effective"):
+        write(root, "sys/fs/cgroup/" + name, "\n")
+    (root / "run/systemd/system").mkdir(parents=True)
+
+
+CPUSET = POOL + '\n[[cpuset]]\nname = "oracle"\nnodes = [1]\n'
+
+
+def test_a_cpuset_on_a_node_numa_off_hides_writes_its_slice_for_the_next_boot_and_waits(tmp_path, cli):
+    root = numa_off_root(tmp_path / "root")
+    _cgroup_v2(root)
+    pol = write(tmp_path, "p.toml", CPUSET)
+    plan = _plan(cli, root, pol)
+    findings = {f["id"]: f for f in plan["findings"]}
+    assert not [f for f in plan["findings"] if f["severity"] == "critical" and f["id"].startswith("cpuset")]
+    assert findings["cpuset.next-boot:oracle"]["pending"]
+    ids = {c["id"]: c for c in plan["changes"]}
+    assert "cpuset.create:oracle" not in ids
+    # The firmware's node 1: APIC ids 8-14, CPUs 4-7.
+    assert ids["cpuset.persist:oracle"]["desired"] == "AllowedCPUs=4-7 AllowedMemoryNodes=1"
+    status, out, err = cli("apply", "--root", root, "--policy", pol, "--yes")
+    assert status == 0, out + err
+    assert "AllowedMemoryNodes=1\n" in (root / "etc/systemd/system/oracle.slice").read_text()
+    assert not (root / "sys/fs/cgroup/oracle.slice").exists()
+    _reboot(root, pool={"0": 0, "1": 512})
+    # systemd starts the slice at boot (slices.target wants it) with its cpuset.
+    for name, text in (("cpuset.cpus", "4-7"), ("cpuset.mems", "1"), ("cgroup.procs", "")):
+        write(root, "sys/fs/cgroup/oracle.slice/" + name, text + "\n")
+    status, out, err = cli("check", "--root", root, "--policy", pol)
+    assert status == 0, out + err
+
+
+def test_a_cpuset_on_a_hidden_node_whose_cpus_the_firmware_does_not_map_is_refused_as_today(tmp_path, cli):
+    root = numa_off_root(tmp_path / "root")
+    _cgroup_v2(root)
+    write(root, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n\n")
+    pol = write(tmp_path, "p.toml", CPUSET)
+    findings = {f["id"]: f for f in _plan(cli, root, pol)["findings"]}
+    assert findings["cpuset.unresolvable:oracle"]["severity"] == "critical"
+    assert "cpuset.next-boot:oracle" not in findings

@@ -12,6 +12,7 @@ Pure: the topology facts and whether numa=off stays in, a dict out. Which
 family knows the bootloader is not this module's business: the caller says
 whether numa=off stays (``numa_off_next``) and why.
 """
+from numatune.facts import srat
 
 NUMA_OFF = "numa=off"
 
@@ -25,10 +26,9 @@ def topology(topo, cmdline, numa_off_next, why_gone):
     """None when the next boot shows the nodes the running kernel shows (no
     numa=off now, or numa=off stays). Otherwise {"known": bool, "why": the
     sentence a finding quotes, "nodes": {id: {"cpus": [...] or None,
-    "mem_total_kb", "hugepages": {size: {"nr": None}}}}, "nodes_with_memory",
+    "mem_total_kb"}}, "nodes_with_memory",
     "source"}; "nodes" is {} when not known. ``why_gone``: how numa=off goes
     ("the plan removes numa=off from the bootloader (bls)")."""
-    from numatune.facts import srat
     if not hidden(cmdline) or numa_off_next:
         return None
     firmware = (topo or {}).get("firmware") or {}
@@ -41,11 +41,7 @@ def topology(topo, cmdline, numa_off_next, why_gone):
                                             "root, or a machine without ACPI)" % srat.SRAT))
         return {"known": False, "why": why + ": the node count after the reboot is unknown",
                 "nodes": {}, "nodes_with_memory": [], "source": None}
-    # Every node of the running kernel has the same page sizes: so will the next boot's.
-    sizes = sorted({size for node in (topo.get("nodes") or {}).values() for size in node.get("hugepages") or {}}
-                   | set(topo.get("hugepages") or {}), key=int)
-    nodes = {n["id"]: {"cpus": n["cpus"], "mem_total_kb": n["mem_kb"] or None,
-                       "hugepages": {s: {"nr": None} for s in sizes}} for n in found}
+    nodes = {n["id"]: {"cpus": n["cpus"], "mem_total_kb": n["mem_kb"] or None} for n in found}
     return {"known": True, "nodes": nodes, "source": source,
             "nodes_with_memory": [n["id"] for n in found if n["mem_kb"]],
             "why": "%s; the firmware's ACPI SRAT describes %d nodes for that boot" % (why_gone, len(nodes))}
