@@ -18,7 +18,7 @@ GIB_KB = 1 << 20
 
 
 def table(cpus, memory, revision=3):
-    """An ACPI SRAT: ``cpus`` [(kind "apic"|"x2apic", domain, apic id)], ``memory`` [(domain, GiB)], in order."""
+    """An ACPI SRAT: ``cpus`` [(kind "apic"|"x2apic", domain, apic id)], ``memory`` [(domain, GiB[, flags])]."""
     body, base = b"", 0
     for kind, domain, apic in cpus:
         if kind == "apic":
@@ -26,8 +26,8 @@ def table(cpus, memory, revision=3):
                                 0)
         else:
             body += struct.pack("<BBHIIII", 2, 24, 0, domain, apic, 1, 0) + b"\0" * 4
-    for domain, gib in memory:
-        body += struct.pack("<BBIHQQIIQ", 1, 40, domain, 0, base, gib << 30, 0, 1, 0)
+    for domain, gib, *flags in memory:
+        body += struct.pack("<BBIHQQIIQ", 1, 40, domain, 0, base, gib << 30, 0, flags[0] if flags else 1, 0)
         base += gib << 30
     header = b"SRAT" + struct.pack("<IBB6s8sIII", 48 + len(body), revision, 0, b"QEMU  ", b"Q35     ", 1, 0, 0)
     return header + struct.pack("<IQ", 1, 0) + body
@@ -75,7 +75,9 @@ def _plan(cli, root, pol, *more):
 
 def test_srat_nodes_in_linux_order_with_their_cpus_and_memory():
     # Domain 7 met first (its CPUs come first in the table), then 3: Linux numbers them 0 and 1.
-    data = table([("x2apic", 7, 0), ("x2apic", 7, 2), ("x2apic", 3, 4)], [(3, 4), (7, 2), (9, 1)])
+    # A hot-pluggable range (flags 3) holds nothing at boot; a disabled one (0) is not there at all.
+    data = table([("x2apic", 7, 0), ("x2apic", 7, 2), ("x2apic", 3, 4)], [(3, 4), (7, 2), (9, 1), (3, 64, 3),
+                                                                           (11, 8, 0)])
     got = srat.nodes(data, {0: 0, 2: 1, 4: 2})
     assert [(n["id"], n["domain"], n["cpus"], n["mem_kb"]) for n in got] == [
         ("0", 7, [0, 1], 2 * GIB_KB), ("1", 3, [2], 4 * GIB_KB), ("2", 9, None, GIB_KB)]
@@ -207,3 +209,23 @@ def test_a_cpuset_on_a_hidden_node_whose_cpus_the_firmware_does_not_map_is_refus
     findings = {f["id"]: f for f in _plan(cli, root, pol)["findings"]}
     assert findings["cpuset.unresolvable:oracle"]["severity"] == "critical"
     assert "cpuset.next-boot:oracle" not in findings
+
+
+def test_both_snapshots_keep_the_srat_and_the_capture_plans_the_next_boot(tmp_path, cli):
+    import os
+    import subprocess
+    import tarfile
+    from conftest import REPO, run_cli
+    src = numa_off_root(tmp_path / "src")
+    status, out, err = run_cli("snapshot", "--root", src, "--out", tmp_path / "py.tar.gz")
+    assert status == 0, err
+    proc = subprocess.run(["sh", str(REPO / "packaging/numatune-snapshot.sh"), str(tmp_path / "sh.tar.gz")],
+                          capture_output=True, text=True, env=dict(os.environ, NUMATUNE_SNAPSHOT_ROOT=str(src)))
+    assert proc.returncode == 0, proc.stderr
+    pol = write(tmp_path, "p.toml", POOL)
+    for name in ("py", "sh"):
+        with tarfile.open(tmp_path / ("%s.tar.gz" % name)) as tar:
+            tar.extractall(tmp_path / name)
+        got = tmp_path / name / "sys/firmware/acpi/tables/SRAT"
+        assert got.read_bytes() == (src / "sys/firmware/acpi/tables/SRAT").read_bytes()
+        assert "hugepages.next-boot:node1" in {f["id"] for f in _plan(cli, tmp_path / name, pol)["findings"]}

@@ -22,7 +22,7 @@ HEADER = 36 + 12    # the ACPI table header, then SRAT's reserved fields
 
 
 def entries(data):
-    """(revision, [(kind, domain, apic id or (base, length))]) of the enabled
+    """(revision, [(kind, domain, apic id or bytes of memory present at boot)]) of the enabled
     CPU and memory entries in table order, or None when ``data`` is not an
     SRAT (pure)."""
     if not data or len(data) < HEADER or data[:4] != b"SRAT":
@@ -42,8 +42,11 @@ def entries(data):
         elif kind == 1 and size >= 40 and struct.unpack_from("<I", entry, 28)[0] & 1 \
                 and struct.unpack_from("<Q", entry, 16)[0]:
             domain = struct.unpack_from("<I", entry, 2)[0]
+            flags = struct.unpack_from("<I", entry, 28)[0]
+            # A hot-pluggable range (flag bit 1) names the domain but holds no memory at boot (QEMU's
+            # device-memory window, a server's empty DIMM slots).
             found.append(("memory", domain & 0xff if revision <= 1 else domain,
-                          struct.unpack_from("<QQ", entry, 8)))
+                          (0 if flags & 2 else struct.unpack_from("<Q", entry, 16)[0])))
         elif kind == 2 and size >= 24 and struct.unpack_from("<I", entry, 12)[0] & 1:
             found.append(("x2apic", struct.unpack_from("<I", entry, 4)[0], struct.unpack_from("<I", entry, 8)[0]))
         at += size
@@ -99,7 +102,7 @@ def nodes(data, apic_map):
     for nid, domain in enumerate(order):
         apics = [a for kind, d, a in found if kind != "memory" and d == domain]
         cpus = sorted(apic_map[a] for a in apics if a in apic_map)
-        mem = sum(r[1] for kind, d, r in found if kind == "memory" and d == domain)
+        mem = sum(size for kind, d, size in found if kind == "memory" and d == domain)
         out.append({"id": str(nid), "domain": domain, "cpus": cpus or None, "apic_ids": len(apics),
                     "mem_kb": mem // 1024})
     return out
