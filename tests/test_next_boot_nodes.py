@@ -208,6 +208,7 @@ def test_a_cpuset_on_a_hidden_node_whose_cpus_the_firmware_does_not_map_is_refus
     pol = write(tmp_path, "p.toml", CPUSET)
     findings = {f["id"]: f for f in _plan(cli, root, pol)["findings"]}
     assert findings["cpuset.unresolvable:oracle"]["severity"] == "critical"
+    assert "not which CPUs node 1 holds" in findings["cpuset.unresolvable:oracle"]["message"]
     assert "cpuset.next-boot:oracle" not in findings
 
 

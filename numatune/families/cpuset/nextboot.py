@@ -26,8 +26,15 @@ def plan(spec, mine, facts, persist, mode):
     if not hidden or any(n not in later["nodes"] for n in ids) or mode(spec, mine) == "none":
         return None
     if "nodes" in spec:
-        if any(later["nodes"][n]["cpus"] is None for n in ids):
-            return None
+        unmapped = [n for n in ids if later["nodes"][n]["cpus"] is None]
+        if unmapped:
+            return [Finding(
+                id="cpuset.unresolvable:" + spec["name"], severity="critical", area="cpu",
+                target="cpuset " + spec["name"], rule="cpuset",
+                message="cpuset %s: node %s is hidden by numa=off on this boot; %s, but not which CPUs node %s "
+                        "holds (no APIC id of it in /proc/cpuinfo): not planned" % (
+                            spec["name"], ",".join(hidden), later["why"], ",".join(unmapped)),
+                why="give cpus and mems explicitly, or apply again after the reboot")]
         cpus = sorted({c for n in ids for c in later["nodes"][n]["cpus"]})
     else:
         cpus = parse_cpulist(spec["cpus"])
