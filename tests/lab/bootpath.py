@@ -2,15 +2,16 @@
 
 The guest's PID 1 is a shell, not systemd (its / is the host's over 9p: a real systemd boot would start the
 host's own units, its database servers and tuned among them), so this runs what a systemd + network-scripts
-host runs at boot, in that order, and nothing else:
+host runs at boot, in that order, and nothing else. It keeps only what the real boot (tests/lab/realboot: Debian's
+GRUB, systemd, tuned, NetworkManager, multipathd) does not run: a slice's cpuset is proven there, so a slice is
+not replayed here; sysctl.d, numatune-boot.service and RHEL's network-scripts are not exercised there:
 
 1. systemd-sysctl.service: ``systemd-sysctl`` reads /etc/sysctl.d and the others;
    (udevd's coldplug, ``udevadm trigger --action=add`` + settle, already ran in guest-init, after the first
    boot's /etc was put back, as a host's udevd reads its rules at boot);
 2. the units the first boot wrote that a boot target wants (``TARGET.wants/`` links, ``Wants=`` of a
    ``TARGET.d/*.conf`` drop-in), ``Before=sysinit.target`` ones first: a service runs its ExecStart lines (its
-   ``ConditionPathExists=`` checked), a slice gets its cgroup with AllowedCPUs/AllowedMemoryNodes as cpuset.cpus
-   and cpuset.mems, as systemd does when it starts one. A unit nothing wants is not started, as on a host;
+   ``ConditionPathExists=`` checked). A unit nothing wants is not started, as on a host;
 3. the lab's hardware: the two NICs a bond's ifcfg names as slaves are veth pairs here, created now;
 4. network.service (network-scripts' ``ifup`` of each ``ONBOOT=yes`` ifcfg file the first boot wrote): a bond
    master is created, its BONDING_OPTS written to /sys/class/net/BOND/bonding (mode first, while down), its MTU
@@ -30,7 +31,6 @@ UNIT_DIRS = ("/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/sys
 # What a multi-user boot reaches, in the order it reaches it.
 TARGETS = ("sysinit.target", "slices.target", "basic.target", "network.target", "multi-user.target",
            "default.target")
-CGROUP = Path("/sys/fs/cgroup")
 IFCFG = "etc/sysconfig/network-scripts/ifcfg-"
 failed = 0
 
@@ -110,21 +110,6 @@ def start_service(name, unit):
         run(shlex.split(line.lstrip("-@+!:")))
 
 
-def start_slice(name, unit):
-    """The cgroup of a slice, as systemd creates it when the slice starts (top-level slices only)."""
-    settings = unit.get("Slice", {})
-    path = CGROUP / name
-    if not path.is_dir():
-        path.mkdir()
-        say("mkdir %s" % path)
-    if "AllowedCPUs" in settings or "AllowedMemoryNodes" in settings:
-        if "cpuset" not in (CGROUP / "cgroup.subtree_control").read_text().split():
-            write(CGROUP / "cgroup.subtree_control", "+cpuset")
-    for key, file in (("AllowedCPUs", "cpuset.cpus"), ("AllowedMemoryNodes", "cpuset.mems")):
-        if key in settings:
-            write(path / file, settings[key][-1])
-
-
 def units(written):
     global failed
     todo = []
@@ -141,8 +126,6 @@ def units(written):
         say("start %s (%s, wanted by %s)" % (name, path, target))
         if name.endswith(".service"):
             start_service(name, unit)
-        elif name.endswith(".slice"):
-            start_slice(name, unit)
         else:
             say("%s: not a kind this replay knows: not started" % name)
 

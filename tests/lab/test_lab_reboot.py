@@ -1,4 +1,4 @@
-"""The lab reboots (issue #24): the first boot applies the default policy plus per-node HugePages, a cpuset, IRQ
+"""The lab reboots (issue #24): the first boot applies the default policy plus per-node HugePages, IRQ
 affinity and a bond, and keeps what it wrote to /etc (and numatune's journal) in the host-side LAB_STATE
 directory; run.sh boots the guest a second time with that /etc put back before udev starts, replays the boot path
 a host runs (bootpath.py: systemd-sysctl, udev's coldplug, the units the first boot wrote, network-scripts' ifup
@@ -21,7 +21,6 @@ STATE = Path("/run/lab/state")
 BOOT = os.environ.get("NUMATUNE_LAB_BOOT", "1")
 NODE = Path("/sys/devices/system/node")
 NET = Path("/sys/class/net")
-CG = Path("/sys/fs/cgroup")
 MAC = "52:54:00:4c:41:42"           # run-in-guest.sh's virtio-net NIC on node 1 (LAB_NIC=1)
 IFCFG = Path("/etc/sysconfig/network-scripts")
 # What is kept across the reboot: every file the first boot wrote under these, and numatune's journal.
@@ -32,10 +31,6 @@ POLICY = '''# The reboot test's policy, on top of the shipped default (oracle-nu
 size = "2M"
 count = 64
 placement = { 1 = 64 }
-
-[[cpuset]]
-name = "labdb"
-nodes = [1]
 
 [[net]]
 match = { mac = "%s" }
@@ -85,13 +80,11 @@ def expand(cpulist):
 def kept():
     """Every value the reboot must bring back, as the kernel has it now."""
     bond = NET / "labbond0"
-    slice_ = CG / "labdb.slice"
     return {
         "sysctl": {k: read("/proc/sys/" + k.replace(".", "/")) for k in SYSCTLS},
         "thp": read("/sys/kernel/mm/transparent_hugepage/enabled"),
         "hugepages": {p.name: read(p / "hugepages/hugepages-2048kB/nr_hugepages")
                       for p in sorted(NODE.glob("node[0-9]*"))},
-        "cpuset": {f: read(slice_ / f) for f in ("cpuset.cpus", "cpuset.mems")} if slice_.is_dir() else None,
         "bond": {"mode": read(bond / "bonding/mode"), "miimon": read(bond / "bonding/miimon"),
                  "xmit_hash_policy": read(bond / "bonding/xmit_hash_policy"), "mtu": read(bond / "mtu"),
                  "slaves": read(bond / "bonding/slaves")} if bond.is_dir() else None,
@@ -139,7 +132,7 @@ def bond_hardware():
 
 @pytest.mark.skipif(BOOT != "1", reason="the reboot's first boot (run.sh's usual run)")
 def test_boot1_applies_and_keeps_etc():
-    """Boot 1: apply (default policy + HugePages on node 1, cpuset, IRQ affinity, bond) is compliant; /etc is kept."""
+    """Boot 1: apply (default policy + HugePages on node 1, IRQ affinity, bond) is compliant; /etc is kept."""
     if not STATE.is_dir():
         pytest.skip("no LAB_STATE directory mounted at %s (run.sh gives one)" % STATE)
     before = {}
@@ -156,7 +149,6 @@ def test_boot1_applies_and_keeps_etc():
     assert status == 0, out + err
     values = kept()
     assert values["hugepages"] == {"node0": "0", "node1": "64"}
-    assert values["cpuset"] == {"cpuset.cpus": read(NODE / "node1/cpulist"), "cpuset.mems": "1"}
     assert all(values["irq_on_node1"].values()), values["irq_on_node1"]
     assert values["bond"]["mtu"] == "9000" and values["bond"]["xmit_hash_policy"].startswith("layer3+4")
     written = written_since(before)
@@ -215,12 +207,6 @@ def test_default_policy_sysctls_and_thp_are_back(expected, now):
     """The default policy's sysctls (and vm.nr_hugepages) from sysctl.d, THP never from the boot file."""
     assert now["sysctl"] == expected["sysctl"]
     assert now["thp"] == expected["thp"] == "always madvise [never]"
-
-
-@second
-def test_cpuset_is_back(expected, now):
-    """The cpuset labdb.slice has node 1's CPUs and memory again."""
-    assert now["cpuset"] == expected["cpuset"]
 
 
 @second

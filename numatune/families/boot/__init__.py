@@ -31,7 +31,8 @@ FAMILY = Family(
         ("/boot/grub2", r"^(grub\.cfg|grubenv)$", False),
         ("/boot/efi/EFI", r".*", True),
         # GRUB legacy (RHEL/OL 6): grub.conf, menu.lst and /etc/grub.conf (links kept as links).
-        ("/boot/grub", r"^(grub\.conf|menu\.lst)$", False),
+        # Debian's update-grub: GRUB 2's grub.cfg in /boot/grub.
+        ("/boot/grub", r"^(grub\.conf|menu\.lst|grub\.cfg)$", False),
         ("/etc", r"^grub\.conf$", False),
         # BIOS or UEFI boot: which of two grub.cfg files the firmware reads.
         ("/sys/firmware/efi", r"^(fw_platform_size|systab)$", False),

@@ -11,6 +11,9 @@ plan says so.
 """
 EFI_DIR = "/boot/efi/EFI"
 BIOS_CFG = "/boot/grub2/grub.cfg"
+# Debian and Ubuntu's grub-mkconfig (update-grub) writes GRUB 2's grub.cfg to /boot/grub: not GRUB legacy's
+# grub.conf/menu.lst, which live beside it on RHEL/OL 6.
+BIOS_CFGS = (BIOS_CFG, "/boot/grub/grub.cfg")
 LEGACY_PATHS = ("/boot/grub/grub.conf", "/boot/grub/menu.lst", "/etc/grub.conf")
 
 
@@ -42,7 +45,7 @@ def grub_cfgs(root):
     """(the grub.cfg to read, [others edited too], a sentence saying which and why, or "")."""
     efis = [p for p in _existing(root, [d + "/grub.cfg" for d in root.glob(EFI_DIR, "*")])
             if not is_stub(root.read_text(p))]
-    bios = _existing(root, [BIOS_CFG])
+    bios = _existing(root, BIOS_CFGS)[:1]
     if not efis or not bios or efis[0] in bios:
         found = bios + [p for p in efis if p not in bios]
         return (found[0] if found else ""), [], ""

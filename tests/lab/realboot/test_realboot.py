@@ -1,0 +1,225 @@
+"""The real reboot (issue #35): one Debian 12 disk booted four times through its own GRUB with systemd as PID 1
+(build-image.sh, boot.sh), numatune installed on it as the RPM installs it (/usr/bin/numatune, the units).
+
+Boot 1: numa=off on GRUB's command line, tuned active, the NIC (e1000e) under NetworkManager, scsi_debug paths as a
+3PAR array under multipathd; `numatune apply` of a site policy extending the shipped default (oracle-numa) with
+HugePages on node 1, a cpuset on node 1, the NIC's MTU and coalescing. numa=off hides node 1 from that boot, so
+numatune plans the pool and the cpuset only once it sees node 1. Boot 2: with nothing applied, every value is back
+and 2 nodes; the default policy is met; the same apply now places the pool and the cpuset. Boot 3: with nothing
+applied, all of it is back, `check` OK, `plan --exit-code` 0, numatune-check.service runs sandboxed and writes its
+report; then `numatune revert --last`, twice. Boot 4: every value as before boot 1.
+
+Runs on the host (tests/lab/run.sh); each boot's guest output is printed when an assertion fails."""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+W = Path(os.environ.get("W", "/var/tmp/numatune-realboot"))
+DISK = W / "reboot.raw"
+# What the site's hardware and daemons give numatune to work on (site.sh, probe.sh).
+NODE1_CPUS = "2-3"      # boot.sh: 2 nodes x 2 vCPUs
+DEPS = ("pyroute2", "pyudev", "prometheus_client", "tomlkit")
+
+
+def sh(*argv, **kw):
+    return subprocess.run([str(a) for a in argv], check=True, text=True, **kw)
+
+
+def wheels(tmp):
+    """This checkout's wheel and its runtime dependencies' (the versions its .venv runs), for an offline guest."""
+    out = tmp / "wheels"
+    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, REPO, stdout=subprocess.DEVNULL)
+    from importlib.metadata import version
+    pins = ["%s==%s" % (d, version(d)) for d in DEPS]
+    cache = W / ("wheels-" + "-".join(p.replace("==", "_") for p in pins))
+    if not cache.is_dir():
+        sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(cache) + ".part", *pins,
+           stdout=subprocess.DEVNULL)
+        os.rename(str(cache) + ".part", cache)
+    for whl in cache.glob("*.whl"):
+        shutil.copy(whl, out)
+    return out
+
+
+class Boot:
+    def __init__(self, n, rc, out, seconds):
+        self.n, self.rc, self.out, self.seconds = n, rc, out, seconds
+        self.values = dict(re.findall(r"(?m)^P ([^=\n]+)=(.*)$", out))
+        self.rcs = {k: int(v) for k, v in re.findall(r"(?m)^RC ([\w-]+)=(\d+)$", out)}
+
+    def section(self, name):
+        """The probe values printed after '== name' (boot 1 prints two sets)."""
+        part = self.out.split("== %s\n" % name, 1)[1].split("\n== ", 1)[0]
+        return dict(re.findall(r"(?m)^P ([^=\n]+)=(.*)$", part))
+
+    def explain(self):
+        return "\n---- guest output of boot %d (status %d, %.0f s) ----\n%s" % (self.n, self.rc, self.seconds, self.out)
+
+
+def boot(n, timings):
+    steps = HERE / "steps"
+    text = "probe() {\n%s\n}\n%s\n%s\n" % ((steps / "probe.sh").read_text(), (steps / "ready.sh").read_text(),
+                                          (steps / ("boot%d.sh" % n)).read_text())
+    env = dict(os.environ, BOOT_NIC="1", BOOT_NIC_MODEL="e1000e", BOOT_TIMEOUT=os.environ.get("BOOT_TIMEOUT", "1800"),
+               BOOT_RUN=str(W / ("boot%d" % n)), W=str(W))
+    shutil.rmtree(W / ("boot%d" % n), ignore_errors=True)
+    t0 = time.monotonic()
+    proc = subprocess.run([str(HERE / "boot.sh"), str(DISK), text], env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    b = Boot(n, proc.returncode, proc.stdout, time.monotonic() - t0)
+    timings.append("boot %d: %.0f s" % (n, b.seconds))
+    print("realboot: boot %d took %.0f s (status %d)" % (n, b.seconds, b.rc), file=sys.__stderr__, flush=True)
+    return b
+
+
+@pytest.fixture(scope="module")
+def timings():
+    out = []
+    yield out
+    print("\nrealboot timings: " + ", ".join(out), file=sys.__stderr__, flush=True)
+
+
+@pytest.fixture(scope="module")
+def disk(tmp_path_factory, timings):
+    t0 = time.monotonic()
+    build = subprocess.run([str(HERE / "build-image.sh")], text=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=dict(os.environ, W=str(W)))
+    assert build.returncode == 0, build.stdout
+    timings.append("image %.0f s" % (time.monotonic() - t0))
+    t0 = time.monotonic()
+    whl = wheels(tmp_path_factory.mktemp("realboot"))
+    sh("cp", "--sparse=always", W / "disk.golden.raw", DISK)
+    q = shlex.quote
+    edit = subprocess.run([str(HERE / "img-edit.sh"), str(DISK), '%s "$M" %s %s && %s "$M"' % (
+                           q(str(HERE / "install-numatune.sh")), q(str(whl)), q(str(REPO)), q(str(HERE / "site.sh")))],
+                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env=dict(os.environ, PY=sys.executable))
+    assert edit.returncode == 0, edit.stdout
+    print(edit.stdout, file=sys.stderr)
+    timings.append("wheels+install %.0f s" % (time.monotonic() - t0))
+    return DISK
+
+
+@pytest.fixture(scope="module")
+def boots(disk, timings):
+    done = {}
+
+    def get(n):
+        for i in range(1, n + 1):
+            if i not in done:
+                done[i] = boot(i, timings)
+        return done[n]
+    return get
+
+
+# Values that boot 1 sets live and boot 2 must get back with no apply.
+KEPT = ("sysctl.kernel.numa_balancing", "sysctl.vm.zone_reclaim_mode", "thp.enabled", "nic.mtu", "nic.rx-usecs",
+        "multipath.rr_min_io_rq")
+
+
+def block(values):
+    return {k: v for k, v in values.items() if k.startswith("block.")}
+
+
+# scsi_debug's LUNs have NAA-3 (locally assigned) WWIDs, with no vendor OUI; a real 3PAR LUN's is NAA-6 with 3PAR's
+# (360002ac...). So numatune cannot select these maps by a WWID prefix in udev and says so: a warning that a real
+# 3PAR array does not get. It is the one finding a compliant guest may show.
+SCSI_DEBUG_ONLY = {"block.udev-pinned:0"}
+# The guest has one NIC, on node 1 here: every NIC interrupt is served there while node 0 idles, which numatune
+# rightly warns about (give each node its own NIC) once a policy has a [[net]] rule.
+ONE_NIC = {"net.irq_skew"}
+
+
+def not_ok(b, after):
+    """The ids of the WARNING/CRITICAL lines of the `check` printed after the line "after" (text output)."""
+    part = b.out.split(after, 1)[1]
+    part = part.split("\ncompliant (", 1)[0]
+    return set(re.findall(r"(?m)^(?:CRITICAL|WARNING) +(\S+)", part))
+
+
+def test_boot1_applies_what_a_numa_off_boot_can_hold(boots):
+    """Boot 1: apply sets THP, the 3PAR queues, the NIC's MTU and coalescing and removes numa=off for the next boot;
+    the pool and the cpuset on node 1, which numa=off hides, are CRITICAL findings (apply exits 1, nothing rolled back)."""
+    b = boots(1)
+    before, after = b.section("before"), b.section("after")
+    assert b.rc == 0, b.explain()
+    assert before["nodes"] == "1" and before["cmdline.numa_off"] == "yes", b.explain()
+    assert before["tuned.profile"] == "virtual-guest" and before["multipath.maps"] == "2", b.explain()
+    assert before["nic.nm"].startswith("100"), b.explain()  # NetworkManager: connected
+    assert "rolled back" not in b.out, b.explain()
+    assert b.rcs.get("apply") == 1, b.explain()
+    assert re.search(r"(?m)^numatune: the policy is not met: .*hugepages.no-node:1", b.out), b.explain()
+    assert "cpuset.unresolvable:labdb" in b.out, b.explain()
+    assert after["thp.enabled"] == "always madvise [never]", b.explain()
+    assert after["nic.mtu"] == "9000" and after["nic.rx-usecs"] == "50", b.explain()
+    assert after["tuned.profile"] == "numatune", b.explain()
+    paths = {k: v for k, v in block(after).items() if k.startswith("block.path.")}
+    assert len(paths) == 12, b.explain()  # 4 sd paths x 3 settings
+    assert {v for k, v in block(after).items() if ".rotational." in k} == {"0"}, b.explain()
+    assert all(int(v) >= 1024 for k, v in block(after).items() if ".nr_requests." in k), b.explain()
+
+
+def test_boot2_keeps_boot1s_values_and_the_default_policy_is_met(boots):
+    """Boot 2, before any apply: 2 nodes, every value boot 1 set is back; the shipped default policy alone is met
+    (check OK, plan --exit-code 0). Then apply places the pool and the cpuset on node 1."""
+    one, b = boots(1), boots(2)
+    after, now, applied = one.section("after"), b.section("boot2"), b.section("applied")
+    assert b.rc == 0, b.explain()
+    assert now["nodes"] == "2" and now["cmdline.numa_off"] == "no", b.explain()
+    assert {k: now.get(k) for k in KEPT} == {k: after.get(k) for k in KEPT}, b.explain()
+    assert block(now) == block(after), b.explain()
+    assert now["tuned.active"] == "active" and now["tuned.profile"] == "numatune", b.explain()
+    # check OK but for the scsi_debug WWIDs (exit 1: warning); nothing left to plan.
+    assert not_ok(b, "\n== boot2\n") == SCSI_DEBUG_ONLY and b.rcs.get("check-default") == 1, b.explain()
+    assert b.rcs.get("plan-default") == 0, b.explain()
+    assert b.rcs.get("apply") == 0, b.explain()
+    assert applied["hugepages.node1"] == "64" and applied["hugepages.node0"] == "0", b.explain()
+    assert (applied["cpuset.cpus"], applied["cpuset.mems"]) == (NODE1_CPUS, "1"), b.explain()
+
+
+def test_boot3_keeps_everything_with_no_apply(boots):
+    """Boot 3: the pool on node 1 and the cpuset are back with every other value; check OK, plan --exit-code 0."""
+    two, b = boots(2), boots(3)
+    applied, now = two.section("applied"), b.section("boot3")
+    assert b.rc == 0, b.explain()
+    assert now["nodes"] == "2", b.explain()
+    assert now["hugepages.node1"] == "64" and now["hugepages.node0"] == "0", b.explain()
+    assert (now["cpuset.active"], now["cpuset.cpus"], now["cpuset.mems"]) == ("active", NODE1_CPUS, "1"), b.explain()
+    # (the slice was made live by apply, not started by systemd: inactive then, active now)
+    same = [k for k in applied if k not in ("cpuset.active", "boot-unit")]
+    assert {k: now.get(k) for k in same} == {k: applied[k] for k in same}, b.explain()
+    assert not_ok(b, "\n== boot3\n") <= SCSI_DEBUG_ONLY | ONE_NIC and b.rcs.get("check") == 1, b.explain()
+    assert b.rcs.get("plan") == 0, b.explain()
+
+
+def test_boot3_check_unit_runs_sandboxed_and_writes_its_report(boots):
+    """numatune-check.service, started by systemd, runs under the packaged unit's sandbox and writes an OK report."""
+    b = boots(3)
+    v = b.section("boot3")
+    assert b.rcs.get("check-unit") == 0 and v["unit.Result"] == "success", b.explain()
+    # What `check` says (1: the scsi_debug warning above), and the unit succeeds on it (SuccessExitStatus=1 2).
+    assert v["unit.ExecMainStatus"] == str(b.rcs.get("check")), b.explain()
+    assert (v["unit.ProtectSystem"], v["unit.ProtectHome"], v["unit.NoNewPrivileges"], v["unit.PrivateDevices"],
+            v["unit.PrivateTmp"]) == ("strict", "yes", "yes", "yes", "yes"), b.explain()
+    assert v["unit.SystemCallFilter"] and v["unit.RestrictAddressFamilies"], b.explain()
+    assert int(v["unit.report"] or 0) > 0 and v["unit.report.status"] == str(b.rcs.get("check")), b.explain()
+    assert b.rcs.get("revert2") == 0 and b.rcs.get("revert1") == 0, b.explain()
+
+
+def test_boot4_is_back_to_before_boot1(boots):
+    """Boot 4, after both reverts: numa=off back (1 node), tuned's virtual-guest, MTU 1500, every value as before."""
+    one, b = boots(1), boots(4)
+    before, now = one.section("before"), b.section("boot4")
+    assert b.rc == 0, b.explain()
+    assert now["nodes"] == "1" and now["cmdline.numa_off"] == "yes", b.explain()
+    assert now["tuned.profile"] == "virtual-guest" and now["nic.mtu"] == "1500", b.explain()
+    assert now == before, b.explain()
