@@ -230,3 +230,13 @@ def test_both_snapshots_keep_the_srat_and_the_capture_plans_the_next_boot(tmp_pa
         got = tmp_path / name / "sys/firmware/acpi/tables/SRAT"
         assert got.read_bytes() == (src / "sys/firmware/acpi/tables/SRAT").read_bytes()
         assert "hugepages.next-boot:node1" in {f["id"] for f in _plan(cli, tmp_path / name, pol)["findings"]}
+
+
+def test_the_real_qemu_srat_gives_the_nodes_the_guest_booted_with():
+    """The lab guest's own table (tests/data/qemu-srat): revision 1, local APIC entries, node 0's memory in two
+    ranges around the 640 KiB-1 MiB hole. Without numa=off that guest shows node 0 = CPUs 0-1 and node 1 = 2-3."""
+    from conftest import REALDATA
+    data = (REALDATA / "qemu-srat" / "SRAT").read_bytes()
+    got = srat.nodes(data, srat.apic_cpus("".join("processor\t: %d\napicid\t\t: %d\n\n" % (c, c) for c in range(4))))
+    assert [(n["id"], n["cpus"]) for n in got] == [("0", [0, 1]), ("1", [2, 3])]
+    assert [n["mem_kb"] for n in got] == [640 + (2 * GIB_KB - 1024), 2 * GIB_KB]
