@@ -240,3 +240,12 @@ def test_the_real_qemu_srat_gives_the_nodes_the_guest_booted_with():
     got = srat.nodes(data, srat.apic_cpus("".join("processor\t: %d\napicid\t\t: %d\n\n" % (c, c) for c in range(4))))
     assert [(n["id"], n["cpus"]) for n in got] == [("0", [0, 1]), ("1", [2, 3])]
     assert [n["mem_kb"] for n in got] == [640 + (2 * GIB_KB - 1024), 2 * GIB_KB]
+
+
+def test_the_slice_kept_at_boot_is_said_as_its_settings_not_as_a_python_dict(tmp_path, cli):
+    root = numa_off_root(tmp_path / "root")
+    _cgroup_v2(root)
+    pol = write(tmp_path, "p.toml", CPUSET)
+    assert cli("apply", "--root", root, "--policy", pol, "--yes")[0] == 0
+    status, out, err = cli("check", "--root", root, "--policy", pol)
+    assert "cpuset oracle: AllowedCPUs=4-7 AllowedMemoryNodes=1 at boot" in " ".join(out.split()), out

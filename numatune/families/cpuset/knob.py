@@ -338,7 +338,8 @@ def _persist(spec, cpus, mems, mine):
         if mine.get("slices", {}).get(wants) != cgconfig.SLICE_WANTS_TEXT.format(unit=unit):
             writes.append(Write(kind="file", path=wants, editor="slice_wants", args={"unit": unit}))
         if not writes:
-            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, want), "cpu",
+            settings = " ".join("%s=%s" % kv for kv in want.items())
+            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, settings), "cpu",
                             kept_by="systemd slice file %s, started by slices.target (%s)" % (path, wants))
             return
         yield Change(id="cpuset.persist:" + name, area="cpu", target=path,
