@@ -34,6 +34,7 @@ from make_host import DEFAULTS, make_host  # noqa: E402
 PY = sys.executable
 ENV = dict(os.environ, PYTHONPATH=REPO, NO_COLOR="1", PYTHONDONTWRITEBYTECODE="")
 FORBIDDEN = ("textual", "pyroute2", "oracledb")
+THIS_VM = os.path.join(REPO, "tests", "data", "this-vm")
 
 
 class BenchError(SystemExit):
@@ -139,6 +140,55 @@ def apply_revert(root, policy, planned):
         differ = next((b["id"] for a, b in zip(after, before) if a != b), "the number of changes")
         raise BenchError("bench: after apply + revert the plan differs (%s): revert was not exact" % differ)
     return applied[0] + reverted[0], applied[1] + reverted[1], len(before)
+
+
+def kept_journals(root, policy, kept=50, rounds=3):
+    """apply + revert --last with ``kept`` giant-host transactions in the journal
+    against the same with none (#38: the journal index, not a parse of each).
+    The kept ones are hard links of one applied-and-reverted journal of this
+    host under older ids (50 copies of 40 MB would fill a tmpfs); the first run
+    over them builds the index, as after an upgrade. Rounds alternate by
+    renaming the journal directory and its index aside (the journals keep
+    their stat), medians."""
+    state = os.path.join(root, "var/lib/numatune")
+    journals, aside = os.path.join(state, "journal"), os.path.join(state, "journal-kept")
+    apply_argv = numatune("apply", "--root", root, "--policy", policy, "--yes", "--confirm-within", "0")
+    revert_argv = numatune("revert", "--last", "--root", root)
+
+    def cycle():
+        a, b = run(apply_argv, ok=(0, 1)), run(revert_argv)
+        return a[0], b[0], a[1], b[1]     # wall, then CPU seconds
+    shutil.rmtree(journals, ignore_errors=True)
+    cycle()
+    [made] = [n for n in os.listdir(journals) if n.endswith(".jsonl")]
+    for i in range(kept):
+        os.link(os.path.join(journals, made), os.path.join(journals, "20000101T000000-%06d-1.jsonl" % i))
+    os.remove(os.path.join(journals, made))
+    cycle()     # builds the index over the kept ones; its own journal then is one more kept
+    size = os.path.getsize(os.path.join(journals, "20000101T000000-000000-1.jsonl"))
+    none, many = [], []
+    index = os.path.join(state, "journal-index.json")     # set aside with the journals it indexes
+    for _ in range(rounds):
+        os.rename(journals, aside)
+        os.rename(index, index + "-kept")
+        none.append(cycle())
+        shutil.rmtree(journals)
+        os.rename(aside, journals)
+        os.replace(index + "-kept", index)
+        many.append(cycle())
+        newest = sorted(n for n in os.listdir(journals) if n.endswith(".jsonl") and not n.startswith("2000"))
+        for name in newest[1:]:     # one kept from the warm-up: the count stays kept + 1
+            os.remove(os.path.join(journals, name))
+    med = [statistics.median(c[i] for c in none) for i in range(4)]
+    mem = [statistics.median(c[i] for c in many) for i in range(4)]
+    say("# kept journals: %d of %.1f MB; medians of %d rounds, none/kept: apply %.0f/%.0f ms wall, %.0f/%.0f ms "
+        "CPU; revert --last %.0f/%.0f ms wall, %.0f/%.0f ms CPU"
+        % (kept + 1, size / 1e6, rounds, med[0] * 1000, mem[0] * 1000, med[2] * 1000, mem[2] * 1000,
+           med[1] * 1000, mem[1] * 1000, med[3] * 1000, mem[3] * 1000))
+    say("# CPU-time ratios: apply kept%d/none %.2f, revert kept%d/none %.2f"
+        % (kept, mem[2] / med[2], kept, mem[3] / med[3]))
+    say("apply kept%d/none = %.2f" % (kept, mem[0] / med[0]))
+    say("revert kept%d/none = %.2f" % (kept, mem[1] / med[1]))
 
 
 def default_workdir():
@@ -270,6 +320,10 @@ def report(args, work, sizes, small):
         ("plan-small", numatune("plan", "--root", small_root, "--policy", policy), (0,)),
         ("version", numatune("--version"), (0,)),
         ("python", [PY, "-c", "pass"], (0,)),
+        # Issue #38's start-up goals are against an isolated interpreter (no user site), and a small
+        # host's check is this VM's own capture under the default policy.
+        ("python-I", [PY, "-I", "-c", "pass"], (0,)),
+        ("check-vm", numatune("check", "--root", THIS_VM), (0, 1, 2)),
     ]
     block_policy = bench_policy.build_block_only(os.path.join(work, "bench-block.toml"))
     if block_policy:
@@ -279,18 +333,21 @@ def report(args, work, sizes, small):
         commands += [("block-plan", block_argv, (0,)),
                      ("block-floor", [PY, os.path.join(HERE, "floor.py"), block_ops], (0,))]
     t, cpu, rounds = medians(commands, args.reps, args.budget,
-                             cold=("floor", "plan-small", "version", "python", "block-floor"))
+                             cold=("floor", "plan-small", "version", "python", "python-I", "check-vm", "block-floor"))
     say("# medians of %d warm rounds" % rounds)
     t["apply+revert"], cpu["apply+revert"], nchanges = apply_revert(copy_root, policy, planned)
-    for name in ("python", "version", "floor", "plan", "check", "plan-small", "apply+revert", "block-floor",
-                 "block-plan"):
+    for name in ("python", "python-I", "version", "check-vm", "floor", "plan", "check", "plan-small", "apply+revert",
+                 "block-floor", "block-plan"):
         if name in t:
             say("# %-12s %9.1f ms wall %9.1f ms CPU" % (name, t[name] * 1000, cpu[name] * 1000))
     say("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
+    kept_journals(copy_root, policy)
     # The same ratios in CPU time: steadier when other work shares the machine.
-    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f"
+    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f, "
+        "version/python -I %.2f, check this-vm/python -I %.2f"
         % (cpu["plan"] / cpu["floor"], cpu["check"] / cpu["floor"], cpu["apply+revert"] / cpu["floor"],
-           devices, small_devices, cpu["plan"] / cpu["plan-small"]))
+           devices, small_devices, cpu["plan"] / cpu["plan-small"], cpu["version"] / cpu["python-I"],
+           cpu["check-vm"] / cpu["python-I"]))
     say("plan/floor = %.2f" % (t["plan"] / t["floor"]))
     say("check/floor = %.2f" % (t["check"] / t["floor"]))
     say("apply+revert/floor = %.2f" % (t["apply+revert"] / t["floor"]))
@@ -299,6 +356,8 @@ def report(args, work, sizes, small):
     net = (t["plan"] - t["version"]) / max(t["plan-small"] - t["version"], 1e-4)
     say("(t(%d)-t0)/(t(%d)-t0) = %.2f" % (devices, small_devices, net))
     say("version/python = %.2f" % (t["version"] / t["python"]))
+    say("version/python -I = %.2f" % (t["version"] / t["python-I"]))
+    say("check this-vm/python -I = %.2f" % (t["check-vm"] / t["python-I"]))
     if "block-plan" in t:
         say("block-plan/floor = %.2f" % (t["block-plan"] / t["block-floor"]))
     else:

@@ -236,7 +236,17 @@ def cmd_revert(args):
         print(revert_summary(tx, restored, skipped, failed))
         if skipped:
             print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
-    return 1 if skipped or failed else 0
+    if skipped or failed:
+        return 1
+    # Done, but the report of what was restored never reached its reader (stdout full, EIO): 0
+    # would say both went well. `main` adds the line saying which stream failed. A reader that
+    # closed its pipe (`| head`) took what it wanted: that is no lost report.
+    sys.stdout.flush()
+    failure = getattr(sys.stdout, "failure", None)
+    return REPORT_LOST if failure is not None and not isinstance(failure, BrokenPipeError) else 0
+
+
+REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written
 
 
 def _failed_undos(tx):

@@ -247,10 +247,16 @@ def pick_transaction(root, txid=None, last=False):
         return load(root, txid)
     if not last:
         raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
-    candidates = [t for t in list_transactions(root) if t.state not in FINAL_STATES]
-    if not candidates:
+    # The journal index names it (#38); what is restored comes from its journal, read in full.
+    from numatune.apply.journal_index import summaries
+    candidates = [t for t in summaries(root) if t.state not in FINAL_STATES]
+    tx = load(root, candidates[-1].txid) if candidates else None
+    if tx is not None and tx.state in FINAL_STATES:
+        candidates = [t for t in list_transactions(root) if t.state not in FINAL_STATES]  # the index was wrong
+        tx = candidates[-1] if candidates else None
+    if tx is None:
         raise UsageError("nothing to revert: every transaction is already reverted or rolled back")
-    return candidates[-1]
+    return tx
 
 
 def revert(root, txid=None, last=False, force=False):

@@ -126,3 +126,18 @@ def test_traced_plan_replays_as_the_floor(host, tmp_path):
     ops = tmp_path / "floor.ops"
     ops.write_text(trace.ops_text(items + [("R", str(root / "not-there")), ("K", str(root / "etc"))]))
     subprocess.run([sys.executable, str(REPO / "bench/floor.py"), str(ops)], check=True)
+
+
+def test_kept_journals_prints_its_ratios(host, tmp_path, capsys):
+    # bench/run.py's measurement of apply and revert --last with kept transactions (#38), tiny.
+    import run
+    root, _ = host
+    policy = str(tmp_path / "bench.toml")
+    bench_policy.build(policy)
+    run.kept_journals(str(root), policy, kept=3, rounds=1)
+    out = capsys.readouterr().out
+    ratios = dict(line.split(" = ") for line in out.splitlines() if " = " in line)
+    assert set(ratios) == {"apply kept3/none", "revert kept3/none"}, out
+    assert all(float(v) > 0 for v in ratios.values()), out
+    journals = sorted(os.listdir(root / "var/lib/numatune/journal"))
+    assert len([n for n in journals if n.startswith("2000")]) == 3 and len(journals) == 4, journals

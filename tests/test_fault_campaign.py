@@ -150,3 +150,17 @@ def test_a_name_like_an_offline_mtus_temporary_is_left_alone(tmp_path, how):
     case = campaign.Case(tmp_path, "ethtool")
     name = next(n for n in injuries.plant_names(case) if n.endswith("/.mtu.numatune-tmp"))
     assert injuries.plant_run(case, name, how) == []
+
+
+@pytest.mark.skipif("ethtool" not in campaign.root_kinds.available(), reason="the ethtool capture is absent")
+def test_a_hardlinked_mtu_is_one_line_naming_the_file(tmp_path):
+    # A hardlink at an offline mtu (to a file holding no number): one line naming the file and what it
+    # holds, not Python's "ValueError: invalid literal for int()" (#39).
+    case = campaign.Case(tmp_path, "ethtool")
+    name = next(n for n in injuries.plant_names(case) if n.endswith("/mtu"))
+    root, canary = case.copy("mtu-hardlink")
+    injuries._plant(root, canary, name, "hardlink")
+    status, err = campaign.numatune(case.apply_args(root))
+    assert status in (1, 2) and len(err.strip().splitlines()) == 1, err
+    assert "ValueError" not in err and "invalid literal" not in err, err
+    assert name in err and "not an MTU" in err, err

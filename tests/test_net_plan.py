@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import _unpack, tree_digest, write
+from conftest import _unpack, install_numatune, tree_digest, write
 
 CASES = Path(__file__).parent / "cases" / "network"
 
@@ -66,6 +66,7 @@ def build(root):
           'DEVICE=bond0\nTYPE=Bond\nBONDING_OPTS="mode=balance-rr miimon=100 lacp_rate=fast"\n')
     (root / "sys/class/net/eth3/mtu").write_text("9000\n")
     assert bond.is_dir()
+    install_numatune(root)      # as the RPM installs it: the boot unit that redoes ib0's IRQs can name it
     return root
 
 

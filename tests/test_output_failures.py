@@ -37,14 +37,24 @@ def host(tmp_path):
     return root, policy
 
 
-def test_revert_to_a_full_device_is_done_and_says_so_on_stderr(host):
+@pytest.mark.parametrize("sink", ["full", "closed-pipe"])
+def test_revert_whose_output_fails_is_done_and_says_so_in_its_status(host, sink):
+    # Exit 4: the revert was done (the host is back), its report was lost (#39); 0 would say both.
+    # A reader that closed its pipe (`| head`) took what it wanted: the revert's own 0, quietly.
     root, policy = host
     before = tree_digest(root)
     assert run_cli("apply", "--root", root, "--policy", policy, "--yes")[0] == 0
-    with open("/dev/full", "w") as full:
-        status, err = _run(["revert", "--last", "--root", root], full)
-    _one_line(err, "No space left on device")
-    assert status == 0 and tree_digest(root) == before
+    if sink == "full":
+        with open("/dev/full", "w") as full:
+            status, err = _run(["revert", "--last", "--root", root], full)
+        _one_line(err, "No space left on device")
+        assert status == 4
+    else:
+        status, err = _run(["revert", "--last", "--root", root], subprocess.PIPE)
+        assert status == 0 and err == "", err
+    assert tree_digest(root) == before
+    status, out, _ = run_cli("history", "--root", root)
+    assert "reverted" in out, out
 
 
 def test_apply_whose_output_fails_after_commit_exits_with_the_applied_status(host):

@@ -203,8 +203,17 @@ def revert(root, tx, force=False):
                        superseded=superseded, unprovable=_unprovable(tx))
     finally:
         journal.close()
+        _index(root, tx, journal)
     _sweep_created_dirs(root, tx)
     return result
+
+
+def _index(root, tx, journal):
+    """The journal index's entry for ``tx`` with what this pass appended."""
+    from numatune.apply import journal_index
+    for r in journal.appended:
+        tx.add(r)
+    journal_index.record(root, tx, journal)
 
 
 def _sweep_created_dirs(root, tx):
@@ -273,3 +282,4 @@ def set_aside(root, tx):
         return _journal_failure(root, journal, record.error)
     finally:
         journal.close()
+        _index(root, tx, journal)

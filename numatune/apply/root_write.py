@@ -48,6 +48,28 @@ def _unlink_quiet(dirfd, name):
         pass
 
 
+def _remove_stale(root, path, dirfd, tmp):
+    """Unlink what a crash left at the temporary's name (a link or FIFO
+    there is unlinked, never followed). A directory is none of numatune's
+    (write_atomic makes only files): the write fails naming its whole path
+    and how to remove it, and the rollback leaves it (``remove_tmp``)."""
+    try:
+        _unlink_quiet(dirfd, tmp)
+    except IsADirectoryError:
+        whole = "%s/%s" % (root.join(path.rstrip("/").rpartition("/")[0] or "/").rstrip("/"), tmp)
+        try:
+            fd = os.open(tmp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dirfd)
+            try:
+                empty = not os.listdir(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            empty = False
+        how = "`rmdir %s`" % whole if empty else "a look inside, then `rm -r %s`" % whole
+        raise RefusedError("a directory is in the way of numatune's temporary file %s" % whole,
+                           "remove it with %s, then run again" % how)
+
+
 def write_atomic(root, path, data, mode, uid=None, gid=None):
     """Replace host ``path`` with ``data``: temp file, fsync, rename, so a
     crash leaves the old bytes or the new, and nothing outside the root."""
@@ -58,7 +80,7 @@ def write_atomic(root, path, data, mode, uid=None, gid=None):
         except FileNotFoundError:
             pass
         tmp = tmp_name(name)
-        _unlink_quiet(dirfd, tmp)
+        _remove_stale(root, path, dirfd, tmp)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         fd = os.open(tmp, flags, 0o600, dir_fd=dirfd)
         try:
@@ -93,6 +115,8 @@ def remove_tmp(root, path):
         return
     try:
         _unlink_quiet(dirfd, tmp_name(name))
+    except IsADirectoryError:
+        pass    # not numatune's: the write it blocked failed before it changed the target
     finally:
         os.close(dirfd)
 

@@ -13,7 +13,8 @@ from numatune.apply import kinds as appliers
 from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
-from numatune.apply.journal import Journal, list_transactions, new_txid
+from numatune.apply import journal_index
+from numatune.apply.journal import Journal, Transaction, new_txid, shared_whys
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -21,7 +22,8 @@ from numatune.apply.revert import _journal_failure, _undo, _undo_ops, revert  # 
 
 
 def refuse_if_interrupted(root):
-    for tx in list_transactions(root):
+    # From the index: the states of the kept journals without parsing each (#38).
+    for tx in journal_index.summaries(root):
         if tx.state == "damaged":
             raise RefusedError("the journal of transaction %s is damaged: what it changed cannot be known"
                                % tx.txid, "see `numatune revert %s`" % tx.txid)
@@ -38,9 +40,10 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     txid = txid or new_txid()
     held = HeldInterrupt().__enter__()
     try:
+        planned, whys = shared_whys([c.to_json() for c in changes])
         journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
                                              "root": root.path, "policy": policy or {},
-                                             "changes": [c.to_json() for c in changes]},
+                                             "changes": planned, "whys": whys},
                                             _journal_estimate(root, changes))
     except BaseException:
         held.__exit__()
@@ -59,7 +62,8 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
             if problems:
                 raise VerifyError("; ".join(problems))
         held.check()
-        journal.append({"t": "commit", "time": _now()})
+        # The count lets a reader see an intent lost with its "done" at the end of the journal.
+        journal.append({"t": "commit", "time": _now(), "writes": writer.seq})
         return txid, [op for _, op in writer.announced]
     except BaseException as e:  # noqa: B902 -- KeyboardInterrupt must roll back too
         if isinstance(e, KeyboardInterrupt):
@@ -74,6 +78,8 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         msg = "%s%s; rolled back %d write(s) of transaction %s" % (what, _reason(e, root),
                                                                      writer.attempted - len(failed), txid)
         hint = "nothing else was changed; fix the cause and apply again"
+        if not failed and journal_error is None:
+            msg += ": nothing changed"
         if failed:
             msg += "; ROLLBACK FAILED for %s" % ", ".join(failed)
             # The CLI (and the review screen) add the run's --root to the commands named (report/hints.py).
@@ -84,7 +90,10 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         raise ApplyError(msg, hint) from e
     finally:
         journal.close()
-        held.__exit__()     # after the rollback: a second Ctrl-C must not stop it half-way
+        try:
+            journal_index.record(root, Transaction(txid, journal.appended), journal)
+        finally:
+            held.__exit__()     # after the rollback: a second Ctrl-C must not stop it half-way
 
 
 class _GroupCommit:
@@ -110,7 +119,7 @@ class _GroupCommit:
         self.announced = []     # (seq, op) in the journal, oldest first: what a rollback undoes
         self.attempted = 0      # writes started (the failing one included)
         self.current = None     # (change, write) being captured or performed, for the error
-        self._seq = 0
+        self.seq = 0            # the last intent's seq
         self._batch = []        # ([change], write, kind, op) of the other kinds, in order
         self._targets = set()
         self._files = {}        # host path -> [Edits, [changes carried], (change, write) first]
@@ -177,8 +186,8 @@ class _GroupCommit:
             return
         intents = []
         for changes, write, kind, op in batch:
-            self._seq += 1
-            intents.append((self._seq, changes, write, kind, op))
+            self.seq += 1
+            intents.append((self.seq, changes, write, kind, op))
         self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
                                   for seq, changes, _, _, op in intents])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]

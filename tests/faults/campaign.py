@@ -29,6 +29,9 @@ Four classes of run:
 ``recover``  a second crash while recovering from the first: the recovering
              revert killed, or apply killed in its own rollback
              (tests/faults/recovery.py).
+``record``, ``temporary``  (#39, tests/faults/gaps.py) a journal record
+             removed at every position; a directory, FIFO or symlink at every
+             temporary's name, the journal's words checked too.
 
 A SIGKILL is injected with strace stopping at every call (under
 ``--seccomp-bpf`` strace 6.1 never delivers it), and every injected run must
@@ -66,11 +69,12 @@ import trees  # noqa: E402
 from conftest import STATE  # noqa: E402
 import injuries  # noqa: E402
 import recovery  # noqa: E402
+import gaps  # noqa: E402
 
 TIMEOUT = 60
 FAULTS = {"enospc": "error=ENOSPC", "eio": "error=EIO", "kill": "signal=KILL"}
 SYSCALLS = calls.SYSCALLS
-CLASSES = ("syscall", "plant", "journal", "recover")
+CLASSES = ("syscall", "plant", "journal", "recover", "record", "temporary")
 
 
 def numatune(args, strace=None, timeout=TIMEOUT, log="/dev/null"):
@@ -232,6 +236,7 @@ def all_runs(cases, classes):
         if "journal" in classes:
             runs += [("journal", case.kind, how, i) for how, many in injuries.DAMAGES.items()
                      for i in range(many)]
+        runs += gaps.runs(case, classes)
     return runs, counts
 
 
@@ -244,6 +249,10 @@ def run(cases, spec):
         return injuries.plant_run(case, *spec[2:])
     if cls == "recover":
         return recovery.recover_run(case, *spec[2:])
+    if cls == "record":
+        return gaps.record_run(case, *spec[2:])
+    if cls == "temporary":
+        return gaps.temporary_run(case, *spec[2:])
     return injuries.journal_run(case, *spec[2:])
 
 
@@ -293,7 +302,10 @@ def parse_spec(text):
 PROBES = {"plant": "symlink, hardlink, FIFO or directory at a name written",
           "recover": {"revert": "apply killed, its revert killed, revert again",
                       "rollback": "apply fails (EIO), killed in its rollback, revert"},
-          "journal": "truncated, bit flip, line dropped or repeated, garbage, forged"}
+          "journal": "truncated, bit flip, line dropped or repeated, garbage, forged",
+          "record": "a record removed, at every position",
+          "temporary": {"dir": "a directory at a temporary's name", "fifo": "a FIFO at a temporary's name",
+                        "symlink-abs": "a symlink at a temporary's name"}}
 
 
 def table(runs, failed):
@@ -304,7 +316,8 @@ def table(runs, failed):
             key = spec[:2] + (spec[2], spec[4])
         else:
             probe = PROBES[spec[0]]
-            key = spec[:2] + ((probe[spec[2]],) if isinstance(probe, dict) else (probe,))
+            which = spec[3] if spec[0] == "temporary" else spec[2]
+            key = spec[:2] + ((probe[which],) if isinstance(probe, dict) else (probe,))
         rows[key][0] += 1
         rows[key][1] += spec not in failed
     return rows
