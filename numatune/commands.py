@@ -335,12 +335,14 @@ def cmd_snapshot(args):
 def cmd_recommend(args):
     from numatune.recommend.build import build
     from numatune.recommend.document import to_json
+    from numatune.recommend import output
     root = _root(args)
+    if args.out:
+        output.check(args.out)
     rec = build(root)
     text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
     if args.out:
-        from numatune.report.check import write_atomically
-        write_atomically(args.out, text)
+        output.write(args.out, text)
         print("wrote %s; plan it with: numatune plan --policy %s%s" % (
             args.out, args.out, "" if root.is_live else " --root " + args.root))
     else:

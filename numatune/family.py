@@ -61,6 +61,9 @@ class Family:
     diff: Callable
     # check_policy(data) -> SchemaError...; cross-field rules.
     check_policy: Callable = _nothing
+    # check_host(data, root) -> SchemaError...; what only the host can tell is a
+    # policy error (a key its kernel lacks that is a typo of one it has), before any read or write.
+    check_host: Callable = _nothing
     # resolve(data, facts) -> values derived from facts, computed once and
     # kept as facts["resolved"][name] for every family's diff to read.
     resolve: Optional[Callable] = None
@@ -102,7 +105,7 @@ def problems(families: Iterable[Family]):
         names.add(f.name)
         if not f.areas or any(a not in AREAS for a in f.areas):
             out.append("%s: areas %r must be among %s" % (f.name, f.areas, ", ".join(AREAS)))
-        for attr in ("read", "diff", "check_policy", "rivals", "facts_lines"):
+        for attr in ("read", "diff", "check_policy", "check_host", "rivals", "facts_lines"):
             if not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
         for attr in ("resolve", "after_apply", "recommend"):

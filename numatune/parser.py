@@ -218,7 +218,7 @@ def build_parser(argv=None):
                                    "extends the right shipped one and adds what this host's shape calls for. "
                                    "Each entry says what the host has now and what its source measured; entries "
                                    "that need a site decision are commented out with the question. "
-                                   "Start with: numatune recommend > /etc/numatune/policy.toml")
+                                   "Start with: numatune recommend --out /etc/numatune/policy.toml")
     if only in (None, "recommend"):
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--out", metavar="FILE", help="write the policy to FILE (atomically) instead of standard output")

@@ -23,6 +23,7 @@ from numatune.families.registry import FAMILIES
 CORE_PATTERNS = [
     ("/proc", r"^(cmdline|meminfo|cpuinfo|version|mounts|interrupts)$", False),
     ("/sys/devices/system/node", r"^(online|possible|has_cpu|has_memory|has_normal_memory|node[0-9]+)$", True),
+    ("/sys/firmware/acpi/tables", r"^SRAT$", False),
     ("/sys/devices/system/cpu", r"^(online|possible|present|offline|isolated|nohz_full|cpu[0-9]+|cpufreq|cpuidle)$",
      True),
     ("/sys/kernel/mm/hugepages", r".*", True),

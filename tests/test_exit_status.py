@@ -62,11 +62,11 @@ def test_plan_exit_code_is_git_diffs(tmp_path, cli):
 def test_apply_that_cannot_meet_the_policy_exits_1_with_one_line(tmp_path, cli):
     root = tmp_path / "root"
     write(root, "/proc/sys/kernel/numa_balancing", "1\n")
-    policy = write(tmp_path, "p.toml", '[sysctl]\n"kernel.numa_balancing" = 0\n"kernel.numa_balancnig" = 0\n')
+    policy = write(tmp_path, "p.toml", '[sysctl]\n"kernel.numa_balancing" = 0\n"kernel.numa_balanse" = 0\n')
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
     assert status == 1
     # What could be done is done, and said; what could not is one line.
     assert (root / "proc/sys/kernel/numa_balancing").read_text().strip() == "0"
-    assert err.splitlines() == ["numatune: the policy is not met: sysctl.unknown:kernel.numa_balancnig "
-                                "(kernel.numa_balancnig is not a sysctl key this kernel or numatune knows "
+    assert err.splitlines() == ["numatune: the policy is not met: sysctl.unknown:kernel.numa_balanse "
+                                "(kernel.numa_balanse is not a sysctl key this kernel or numatune knows "
                                 "(did you mean kernel.numa_balancing?): not set)"]

@@ -6,10 +6,13 @@ distribution's network configuration."""
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 from conftest import _unpack, install_numatune, tree_digest, write
+
+CASES = Path(__file__).parent / "cases" / "network"
 
 CAPTURE = "40intel64-2g2n4c+pcilocality"
 IB0_DEV = "sys/devices/pci0000:40/0000:40:03.0/0000:43:00.0"
@@ -194,7 +197,8 @@ def test_apply_converges_and_revert_is_exact(private, cli):
     assert "[ethernet]\nmtu=9000" in nm.read_text() and "coalesce-rx-usecs=0" in nm.read_text()
     assert oct(nm.stat().st_mode & 0o777) == "0o600"
     link = (root / "etc/systemd/network/70-numatune-eth2.link").read_text()
-    assert "MACAddress=78:2b:cb:38:ac:1f" in link and "MTUBytes=9000" in link and "RxCoalesceSec=0us" in link
+    assert "MACAddress=78:2b:cb:38:ac:1f" in link and "RxCoalesceSec=0us" in link
+    assert "MTUBytes" not in link    # no file configures eth2: its MTU is live only (#36)
     assert "NamePolicy=" in link  # ours replaces 99-default.link for this NIC
     assert (root / "sys/class/net/bond0/bonding/xmit_hash_policy").read_text() == "layer3+4\n"
     bonding = (root / "etc/sysconfig/network-scripts/ifcfg-bond0").read_text()
@@ -388,3 +392,35 @@ def test_virtio_net_reads_node_and_irqs_from_its_pci_function(tmp_path):
     info = net_facts.read_interface(Root(str(tmp_path)), "ens1")
     assert (info["driver"], info["pci"], info["numa_node"], info["local_cpus"], info["msi_irqs"]) == \
         ("virtio_net", "0000:81:00.0", 1, [2, 3], ["32", "33"])
+
+
+def test_no_file_is_made_that_configures_a_nic_configured_elsewhere(cli, tmp_path):
+    # #36: network-scripts present, no ifcfg for the NIC: a new ifcfg-eth2 (ONBOOT=yes BOOTPROTO=none) could
+    # bring it up with no address at the next boot. The MTU is live only, and the plan says why.
+    root = tmp_path / "root"
+    shutil.copytree(CASES / "mtu-systemd208-live-only" / "root", root, symlinks=True)
+    policy = CASES / "mtu-systemd208-live-only" / "policy.toml"
+    status, out, err = cli("plan", "--root", root, "--policy", policy)
+    assert "MTU 9000 is live only: no ifcfg, NetworkManager keyfile or systemd-networkd file configures eth2" \
+        in " ".join(out.split()), out
+    assert cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")[0] == 0
+    assert not (root / "etc/sysconfig/network-scripts/ifcfg-eth2").exists()
+    assert (root / "sys/class/net/eth2/mtu").read_text() == "9000\n"
+
+
+def test_the_plan_names_a_file_it_creates(cli, tmp_path):
+    # #36: the plan shows every file a change creates.
+    case = CASES / "mtu-systemd-unknown"
+    status, out, err = cli("plan", "--root", case / "root", "--policy", case / "policy.toml")
+    assert "persistent new file /etc/systemd/network/70-numatune-eth2.link: eth2" in " ".join(out.split()), out
+
+
+def test_an_mtu_goes_to_the_networkd_file_that_configures_the_nic(cli, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(CASES / "mtu-networkd" / "root", root, symlinks=True)
+    policy = CASES / "mtu-networkd" / "policy.toml"
+    before = (root / "etc/systemd/network/20-interconnect.network").read_text()
+    assert cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")[0] == 0
+    after = (root / "etc/systemd/network/20-interconnect.network").read_text()
+    assert after.startswith(before.rstrip("\n")) and "[Link]\nMTUBytes=9000\n" in after
+    assert not (root / "etc/systemd/network/70-numatune-eth2.link").exists()

@@ -112,7 +112,7 @@ def test_only_the_first_unknown_keys_get_a_spelling_guess(cli, tmp_path):
     root = fakehost.build(tmp_path / "root")
     n = MAX_SUGGESTED + 5
     policy = write(tmp_path, "policy.toml", "[sysctl]\n" + "".join(
-        '"vm.swapines%s" = 1\n' % chr(ord("a") + i) for i in range(n)))
+        '"vm.swapines%02d" = 1\n' % i for i in range(n)))    # two edits or more: not refused as a typo
     status, out, err = cli("plan", "--root", root, "--policy", policy, "--format", "json")
     assert out.count("is not a sysctl key") == n, out
     assert out.count("did you mean vm.swappiness?") == MAX_SUGGESTED, out

@@ -187,6 +187,31 @@ def test_bad_root_is_one_line_and_exit_2(cli, tmp_path):
     assert err.count("\n") == 1 and "no such directory" in err
 
 
+@pytest.mark.parametrize("where, said", [("missing/policy.toml", "no such directory"), (".", "is a directory"),
+                                         ("/proc/version", "cannot write")])
+def test_an_out_path_that_cannot_be_written_is_one_line_and_exit_2(cli, tmp_path, monkeypatch, where, said):
+    root = _case_copy(CASES_DIR / "oracle" / "version-aware", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = tree_digest(tmp_path)
+    status, out, err = cli("recommend", "--root", root, "--out", where)
+    assert status == 2 and out == "" and "Traceback" not in err, err
+    assert len(err.splitlines()) == 1 and err.startswith("numatune: --out %s" % where) and said in err, err
+    assert tree_digest(tmp_path) == before
+
+
+def test_out_makes_numatunes_own_directory_on_a_fresh_install(cli, tmp_path, monkeypatch):
+    # The README's first command: a pip install has no /etc/numatune (the RPM ships it).
+    from numatune.recommend import output
+    site = tmp_path / "etc" / "numatune" / "policy.toml"
+    site.parent.parent.mkdir()
+    monkeypatch.setattr(output, "SITE_POLICY", str(site))
+    root = _case_copy(CASES_DIR / "oracle" / "version-aware", tmp_path)
+    status, out, err = cli("recommend", "--root", root, "--out", site)
+    assert status == 0, err
+    assert _set(site.read_text())["hugepages"]["count"] == "auto"
+    assert oct(site.parent.stat().st_mode & 0o777) == "0o755"
+
+
 def test_the_at_least_helper_keeps_higher_host_values_per_field():
     from numatune.families.sysctl.recommend import at_least
     assert at_least("net.core.rmem_max", 4194304, "16777216") is None

@@ -8,6 +8,7 @@ import re
 
 from numatune.errors import HostError
 from numatune.facts.cpulist import CpulistError, parse_cpulist, parse_cpumask
+from numatune.facts import srat
 from numatune.facts.once import read_once
 
 NODE_DIR = "/sys/devices/system/node"
@@ -180,4 +181,6 @@ def read(root):
                     if k in ("MemTotal", "MemFree", "HugePages_Total", "HugePages_Free",
                              "HugePages_Rsvd", "HugePages_Surp", "Hugepagesize", "AnonHugePages")},
         "hugepages": read_pools(root, HUGEPAGES_DIR),
+        # The nodes the firmware describes: what a boot without numa=off will show.
+        "firmware": srat.read(root),
     }

@@ -42,7 +42,8 @@ DECLARED = (
     # that persist through it.
     Declared("bootunit", ("memory",), editors=("boot_value", "boot_replay", "boot_unit", "boot_wants")),
     Declared("sysctl", ("kernel", "memory", "network"), ("sysctl",), editors=("sysctl_set", "sysctl_disable")),
-    # Boot's resolve_after names hugepages only for order; without [hugepages] it reads no pool.
+    # Its resolve says whether the next boot still has numa=off (hugepages and cpuset read it); its diff reads
+    # the pool's boot arguments from hugepages' resolve (diffs run after every resolve).
     # Without a bootloader file it knows, THP is kept by the boot file (bootunit).
     Declared("boot", ("kernel", "memory"), ("kernel",), always=True, needs=("bootunit",), editors=BOOT_EDITORS),
     # Persists vm.nr_hugepages through the sysctl family's view of sysctl.d.
@@ -52,13 +53,13 @@ DECLARED = (
     Declared("hugepages", ("memory",), ("hugepages",), needs=("sysctl", "oracle", "bootunit", "boot")),
     # A governor or C-state limit nothing else keeps is planned again at boot through the replay file (bootunit).
     Declared("cpu", ("cpu",), ("cpu",), needs=("boot", "bootunit")),
-    Declared("cpuset", ("cpu",), ("cpuset",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
+    Declared("cpuset", ("cpu",), ("cpuset",), needs=("boot",), editors=("cgconfig_group", "slice_set", "slice_wants"), write_kinds=("cgroup",)),
     # Runs for [[block]] too: with [tuned] persist = "profile" its child profile keeps the queue settings.
     Declared("tuned", ("cpu", "kernel", "memory"), ("tuned",),
              runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
     # IRQ affinity is planned again at each boot through the replay file (bootunit).
     Declared("network", ("network",), ("net", "bond"), needs=("bootunit",),
-             editors=("net_nm", "net_ifcfg", "net_link", "net_ifcfg_bond"),
+             editors=("net_nm", "net_networkd", "net_ifcfg", "net_link", "net_ifcfg_bond"),
              write_kinds=("netdev",)),
     Declared("storage", ("storage",), ("block",), editors=("block_udev_rules", "multipath_section"),
              write_kinds=("blockattr", "multipath")),

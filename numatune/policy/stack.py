@@ -130,7 +130,7 @@ def load(refs, root=None, cwd=None):
         bounds.check(data)    # arrays of tables add up across files
     except SchemaError as e:
         raise PolicyError("%s: %s" % (policy.locate(e.key, e.parts), e.message), e.hint)
-    _cross_check(policy)
+    _cross_check(policy, root)
     return policy
 
 
@@ -195,9 +195,12 @@ def _after(earlier, own):
     return out
 
 
-def _cross_check(policy):
+def _cross_check(policy, root=None):
     for family in for_policy(policy.data):
-        for err in family.check_policy(policy.data):
+        errors = list(family.check_policy(policy.data))
+        if root is not None:
+            errors += list(family.check_host(policy.data, root))
+        for err in errors:
             where = policy.locate(err.key, err.parts)
             raise PolicyError("%s: %s" % (where, err.message), err.hint)
 

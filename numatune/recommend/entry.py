@@ -61,3 +61,16 @@ def sockets(facts):
     """The physical packages the CPUs sit in (the sockets a numa=off kernel hides)."""
     cpus = (facts.get("topology") or {}).get("cpus") or {}
     return sorted({c.get("physical_package_id") for c in cpus.values()} - {None})
+
+
+def nodes_after_boot(facts):
+    """(node ids the next boot will show, how that is known): under numa=off the
+    firmware's SRAT domains (the kernel's one node says nothing), None when no
+    such fact was read (ask, never guess)."""
+    if "numa=off" not in ((facts.get("host") or {}).get("cmdline") or []):
+        return nodes(facts), "the kernel's nodes"
+    firmware = (facts.get("topology") or {}).get("firmware") or {}
+    if firmware.get("domains"):
+        return [str(d) for d in range(len(firmware["domains"]))], "%d proximity domains in the firmware's %s" % (
+            len(firmware["domains"]), firmware.get("source") or "SRAT")
+    return None, "numa=off hides the nodes and no ACPI SRAT was read (%d sockets)" % len(sockets(facts))

@@ -77,7 +77,7 @@ echo "lab: boot 2 took $((SECONDS - t0)) s"
 # The real reboot (issue #35): a Debian 12 disk booted three times through its own GRUB with systemd as PID 1
 # (realboot/: the image is built once into $W, default /var/tmp/numatune-realboot, rebuilt when its scripts change).
 # Runs on this machine; pytest -k/-x apply to it too.
-echo "lab: the real reboot (tests/lab/realboot/test_realboot.py: four boots of one disk)"
+echo "lab: the real reboot (tests/lab/realboot/test_realboot.py: three boots of one disk)"
 t0=$SECONDS
 set +e
 (cd "$REPO" && NO_COLOR=1 "$REPO/.venv/bin/python" -m pytest -o addopts="" -p no:cacheprovider -q -rA \

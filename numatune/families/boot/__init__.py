@@ -2,12 +2,13 @@
 /etc/default/grub, /etc/kernel/cmdline) and Transparent HugePages, live
 through sysfs and kept across a reboot by its boot argument."""
 from numatune.family import Family, Snapshot
-from numatune.families.boot import cmdline, facts_text, thp
+from numatune.families.boot import cmdline, facts_text, nextboot, thp
 
 
 def diff(data, facts):
     yield from thp.diff(data, facts)
     yield from cmdline.diff(data, facts)
+    yield from nextboot.findings(facts)
 
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
@@ -17,7 +18,9 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=cmdline.NAME, areas=("kernel", "memory"), policy=cmdline.POLICY, read=cmdline.read, diff=diff,
-    check_policy=cmdline.check_policy, editors=cmdline.EDITORS, resolve_after=("hugepages",),
+    check_policy=cmdline.check_policy, editors=cmdline.EDITORS,
+    # Whether the next boot still has numa=off: families bound to nodes it hides read it.
+    resolve=nextboot.resolve,
     facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),

@@ -1,5 +1,6 @@
 """What `numatune recommend` says about the CPU governor and C-states: on
 bare metal only (a guest's vCPUs are the hypervisor's to clock and idle)."""
+from numatune.families.cpu.knob import BOOT_PARAM
 from numatune.recommend.entry import SUPERDOME, Entry, note
 
 
@@ -23,9 +24,17 @@ def recommend(facts):
     elif policies:
         yield note("cpu", "cpufreq offers no performance governor here (%s): nothing set." % "/".join(governors))
     idle = cpu.get("cpuidle") or {}
-    if idle.get("driver") in ("intel_idle", "acpi_idle"):
-        yield Entry(table="cpu", key="max_cstate", value=1, source=(SUPERDOME,), note=(
-            "Now: cpuidle driver %s, C-states not limited by numatune." % idle["driver"],
-            "%s allows only C-state 1 (intel_idle.max_cstate=1) so cores stay ready and turbo clocks up; no "
-            "figure for it alone. A boot argument: it takes effect at the next boot." % SUPERDOME),
-            question="Does the site's power and cooling budget allow every core to stay out of deep C-states?")
+    driver = idle.get("driver")
+    if driver not in BOOT_PARAM:
+        return
+    cmdline = (facts.get("host") or {}).get("cmdline") or []
+    limits = [a for a in cmdline if a.split("=")[0] in BOOT_PARAM.values() and a.partition("=")[2].isdigit()]
+    if limits and all(int(a.partition("=")[2]) <= 1 for a in limits):
+        yield note("cpu", "Now: %s on the kernel command line already keeps C-states to C1, as %s recommends; "
+                   "nothing more to set." % (" ".join(limits), SUPERDOME), source=(SUPERDOME,))
+        return
+    yield Entry(table="cpu", key="max_cstate", value=1, source=(SUPERDOME,), note=(
+        "Now: cpuidle driver %s, C-states not limited%s." % (driver, " (%s)" % " ".join(limits) if limits else ""),
+        "%s allows only C-state 1 (for the %s driver: %s=1) so cores stay ready and turbo clocks up; no figure "
+        "for it alone. A boot argument: it takes effect at the next boot." % (SUPERDOME, driver, BOOT_PARAM[driver])),
+        question="Does the site's power and cooling budget allow every core to stay out of deep C-states?")

@@ -8,7 +8,7 @@ boot and on restart, overwriting live values) or, on v2, a systemd slice.
 """
 import re
 
-from numatune.families.cpuset import cgconfig, locality
+from numatune.families.cpuset import cgconfig, locality, nextboot
 from numatune.facts.cpulist import CpulistError, format_cpulist, parse_cpulist
 from numatune.families.cpuset import facts as cgroups
 from numatune.model import Change, Compliant, Finding, Write
@@ -152,6 +152,11 @@ def diff(data, facts):
     all_specs = specs(data)
     resolved = {}
     for spec in all_specs:
+        later = nextboot.plan(spec, mine, facts, _persist, persist_mode)
+        if later is not None:
+            # Nodes the running kernel hides and the next boot has: that boot's files only.
+            yield from later
+            continue
         r = resolve(spec, facts["topology"])
         if isinstance(r, str):
             yield _finding(spec["name"], "unresolvable", "critical", r + ": not planned")
@@ -333,7 +338,8 @@ def _persist(spec, cpus, mems, mine):
         if mine.get("slices", {}).get(wants) != cgconfig.SLICE_WANTS_TEXT.format(unit=unit):
             writes.append(Write(kind="file", path=wants, editor="slice_wants", args={"unit": unit}))
         if not writes:
-            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, want), "cpu",
+            settings = " ".join("%s=%s" % kv for kv in want.items())
+            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, settings), "cpu",
                             kept_by="systemd slice file %s, started by slices.target (%s)" % (path, wants))
             return
         yield Change(id="cpuset.persist:" + name, area="cpu", target=path,

@@ -15,7 +15,7 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("memory",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, resolve=knob.resolve, after_apply=knob.after_apply,
+    check_policy=knob.check_policy, resolve=knob.resolve, resolve_after=("boot",), after_apply=knob.after_apply,
     facts_lines=knob.facts_lines,
     recommend=_recommend, survey=SURVEY,
 )

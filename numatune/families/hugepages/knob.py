@@ -7,7 +7,7 @@ from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 from numatune.facts.cpulist import parse_cpulist
-from numatune.families.hugepages import atboot
+from numatune.families.hugepages import atboot, nextboot
 from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
@@ -90,6 +90,8 @@ def resolve(data, facts):
             hp["placement"] = auto["placement"]
     out["policy"] = hp
     missing = missing_nodes(hp.get("placement"), topo, kb)
+    if missing and nextboot.resolve(out, hp, kb, missing, facts, _too_big):
+        return out
     if missing:
         for nid in missing:
             out["refused"].append({
@@ -194,6 +196,13 @@ def diff(data, facts):
     kb = size_kb(data)
     count = hp["count"]
     topo = facts["topology"]
+    if mine.get("next_boot"):
+        # Nodes the running kernel hides: the next boot's pool only (nextboot.py).
+        yield from nextboot.findings(mine, kb)
+        if kb == topo["meminfo"].get("Hugepagesize", 2048):
+            yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+        yield from _persist_per_node(mine, kb, why, facts)
+        return
     per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
     refused = False
     if per_node:

@@ -4,7 +4,7 @@ from numatune.family import Family, Snapshot
 from numatune.families.network import facts, facts_text, knob, netdev
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
-SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000}]}
+SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
 
 
 def _recommend(facts):
@@ -21,7 +21,7 @@ FAMILY = Family(
         ("/proc/net", r"^route$", False),
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
         ("/etc/NetworkManager/system-connections", r"\.nmconnection$", False),
-        ("/etc/systemd/network", r"\.link$", False),
+        ("/etc/systemd/network", r"\.(link|network)$", False),
         # systemd 209+ (.link files are read): its default .link file (families/network/era.py).
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),

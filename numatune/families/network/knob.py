@@ -236,8 +236,52 @@ def _fmt(values):
     return " ".join("%s %s" % kv for kv in sorted(values.items()))
 
 
+KIND_SAID = {"nm": "NetworkManager keyfile", "ifcfg": "ifcfg file", "link": "systemd .link file",
+             "networkd": "systemd-networkd file"}
+
+
 def _persist(name, info, want, why, rules):
     persist = info["persist"]
+    kind = persist["kind"]
+    if kind not in ("nm", "ifcfg") and "mtu" in want:
+        # The MTU belongs to whatever configures the NIC: only that file keeps it.
+        yield from _persist_mtu(name, persist.get("networkd"), want["mtu"], why, rules)
+        want = {g: v for g, v in want.items() if g != "mtu"}
+        if not want:
+            return
+    if kind == "none":
+        yield Finding(id="net.notpersisted:%s" % name, severity="warning", area="network", target=name,
+                      rule=",".join(rules),
+                      message="%s: no NetworkManager or ifcfg file keeps it, and %s has no .link files (systemd "
+                              "209+): its settings are live only" % (name, persist["era"]),
+                      why="add them to the file that configures %s" % name)
+        return
+    yield from _persist_in(name, info, persist, want, why, rules)
+
+
+def _persist_mtu(name, networkd, mtu, why, rules):
+    if networkd is None:
+        yield Finding(id="net.notpersisted:mtu:%s" % name, severity="warning", area="network", target=name,
+                      rule=",".join(rules),
+                      message="%s: MTU %s is live only: no ifcfg, NetworkManager keyfile or systemd-networkd file "
+                              "configures %s, and a file numatune made would be a configuration of its own (one "
+                              "that can bring the NIC up with no address at the next boot)" % (name, mtu["mtu"], name),
+                      why="set the MTU in whatever configures %s (its NetworkManager connection, DHCP server or "
+                          "network service)" % name)
+        return
+    path, text = networkd["path"], networkd["text"]
+    settings = {"Link": {"MTUBytes": str(mtu["mtu"])}}
+    if netconf.nm_has(text, settings):
+        yield Compliant("net.persist.mtu:%s" % name, "%s MTU kept at boot" % name, "network",
+                        kept_by="%s %s" % (KIND_SAID["networkd"], path))
+        return
+    yield Change(id="net.persist.mtu:%s" % name, area="network", target="%s: %s" % (path, name), current=None,
+                 desired=_fmt(mtu), scope="persistent", action="write %s (systemd-networkd file)" % path,
+                 why=why, rule=",".join(rules),
+                 writes=[Write(kind="file", path=path, editor="net_networkd", args={"settings": settings})])
+
+
+def _persist_in(name, info, persist, want, why, rules):
     kind, path = persist["kind"], persist["path"]
     text = persist.get("text")
     if kind == "nm":
@@ -247,18 +291,7 @@ def _persist(name, info, want, why, rules):
     elif kind == "ifcfg":
         missing = []
         done = netconf.ifcfg_has(text, want, name)
-        args = {"ifname": name, "want": want}
-        if persist.get("new"):
-            # No file keeps the NIC and this systemd has no .link files: a file of its own.
-            args["new"] = netconf.ifcfg_new(name, info.get("address"), info.get("operstate") == "up")
-        write = Write(kind="file", path=path, editor="net_ifcfg", args=args)
-    elif kind == "none":
-        yield Finding(id="net.notpersisted:%s" % name, severity="warning", area="network", target=name,
-                      rule=",".join(rules),
-                      message="%s: no NetworkManager or ifcfg file keeps it, and %s has no .link files (systemd "
-                              "209+): its settings are live only" % (name, persist["era"]),
-                      why="create an ifcfg or NetworkManager file for %s" % name)
-        return
+        write = Write(kind="file", path=path, editor="net_ifcfg", args={"ifname": name, "want": want})
     else:
         if persist.get("era"):
             yield Finding(id="net.link-era:%s" % name, severity="info", area="network", target=path,
@@ -278,15 +311,13 @@ def _persist(name, info, want, why, rules):
                               % (name, group, key, path, kind))
     if done:
         yield Compliant("net.persist:%s" % name, "%s settings kept at boot" % name, "network",
-                        kept_by="%s %s" % ({"nm": "NM keyfile", "ifcfg": "ifcfg file",
-                                            "link": "systemd .link file"}.get(kind, kind), path))
+                        kept_by="%s %s" % (KIND_SAID.get(kind, kind), path))
         return
-    yield Change(id="net.persist:%s" % name, area="network", target="%s: %s" % (path, name), current=None,
-                 desired=" ".join(_fmt(v) for _, v in sorted(want.items())), scope="persistent",
-                 action="write %s (%s)" % (path, {"nm": "NetworkManager keyfile",
-                                                  "ifcfg": "a new ifcfg file, %s" % persist.get("era")
-                                                  if persist.get("new") else "ifcfg",
-                                                  "link": "systemd .link file"}[kind]),
+    # Every file a change creates is named as new in the plan.
+    created = "new file " if text is None else ""
+    yield Change(id="net.persist:%s" % name, area="network", target="%s%s: %s" % (created, path, name),
+                 current=None, desired=" ".join(_fmt(v) for _, v in sorted(want.items())), scope="persistent",
+                 action="%s %s (%s)" % ("create" if created else "write", path, KIND_SAID[kind]),
                  why=why, rule=",".join(rules), writes=[write])
 
 

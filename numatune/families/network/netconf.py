@@ -248,23 +248,7 @@ def bonding_opts_has(text, options):
     return all(bonding_opts(text).get(k) == v for k, v in options.items())
 
 
-IFCFG_HEADER = "# Created by numatune: `numatune revert` removes it.\n"
-
-
-def ifcfg_new(ifname, mac, up):
-    """The variables of a new ifcfg file for a NIC no file configures: the
-    network service brings it up at boot, with no address, as it is now
-    (ONBOOT=no for a NIC that is down now: its settings wait for `ifup`)."""
-    out = {"DEVICE": ifname}
-    if mac:
-        out["HWADDR"] = mac
-    out.update({"ONBOOT": "yes" if up else "no", "BOOTPROTO": "none"})
-    return out
-
-
-def ifcfg_edit(text, ifname, want, new=None):
-    if text is None and new:
-        text = IFCFG_HEADER + ifcfg_set(None, new)
+def ifcfg_edit(text, ifname, want):
     return ifcfg_set(text, ifcfg_wanted(want, ifname, ifcfg_get(text).get("ETHTOOL_OPTS")))
 
 
@@ -272,4 +256,4 @@ def nm_edit(text, settings):
     return ini_set(text, settings)
 
 
-EDITORS = {"net_nm": nm_edit, "net_ifcfg": ifcfg_edit, "net_link": link_file, "net_ifcfg_bond": bonding_opts_edit}
+EDITORS = {"net_nm": nm_edit, "net_networkd": nm_edit, "net_ifcfg": ifcfg_edit, "net_link": link_file, "net_ifcfg_bond": bonding_opts_edit}

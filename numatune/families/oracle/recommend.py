@@ -4,7 +4,7 @@ A parameter is written only where the release is known to take it; what needs
 the DBA's numbers (CPUs per instance, leaving AMM, addresses) is commented
 out with the question."""
 from numatune.families.oracle import version as versions
-from numatune.recommend.entry import CAGING_RAC, CPU_COUNT, SUPERDOME, Entry, nodes, note
+from numatune.recommend.entry import CAGING_RAC, CPU_COUNT, SUPERDOME, Entry, nodes, nodes_after_boot, note
 
 # The hugepages family plans no node's pool above this share of its memory
 # (its MAX_SHARE; imported from there it would be an import cycle through oracle.pool,
@@ -40,11 +40,18 @@ def short_nodes(facts):
     return out
 
 
-def _params(inst, sized, several, short=None):
-    """(set, ask): parameters to write, and those that need a DBA's answer."""
+def _params(inst, sized, after, short=None):
+    """(set, ask): parameters to write, and those that need a DBA's answer. ``after``: (the node ids the
+    host will have at its next boot, or None when unknown; how that is known)."""
     p, want, ask = inst.get("params") or {}, {}, []
-    if several and _clean(p.get("_enable_numa_support")) != "TRUE":
-        want["_enable_NUMA_support"] = True
+    ids, known_by = after
+    if _clean(p.get("_enable_numa_support")) != "TRUE":
+        if ids is None:
+            ask.append(("_enable_NUMA_support", True, "How many NUMA nodes will this host have once numa=off is "
+                        "gone (%s)? With more than one, un-comment this: Oracle's NUMA support is what uses "
+                        "them." % known_by))
+        elif len(ids) > 1:
+            want["_enable_NUMA_support"] = True
     if sized and _clean(p.get("use_large_pages")) != "ONLY":
         if p.get("memory_target") or p.get("memory_max_target"):
             ask.append(("use_large_pages", "ONLY", "%s runs AMM (memory_target): its SGA cannot live in HugePages. "
@@ -62,8 +69,8 @@ def _params(inst, sized, several, short=None):
     return want, ask
 
 
-def _instance(inst, sized, several, short):
-    want, ask = _params(inst, sized, several, short)
+def _instance(inst, sized, after, short):
+    want, ask = _params(inst, sized, after, short)
     sid, p = inst["sid"], inst.get("params") or {}
     release = versions.show(_release(inst)) if _release(inst) else "unknown"
     now = ", ".join("%s=%s" % (k, p[k]) for k in ("_enable_numa_support", "use_large_pages", "memory_target",
@@ -74,17 +81,23 @@ def _instance(inst, sized, several, short):
                     source=(SUPERDOME,), plans=tuple("oracle.param:%s:%s" % (sid, k.lower()) for k in want), note=(
             "%s (release %s, %s): now %s." % (sid, release, (inst.get("param_file") or {}).get("kind") or "no "
                                               "parameter file", now),
-            _why(want)))
+            _why(want, after)))
     for name, value, question in ask:
+        said = ("%s: removing numa=off and turning on Oracle's NUMA support gave +27%% TPM (Table 12)." % SUPERDOME
+                if name == "_enable_NUMA_support" else
+                "%s: HugePages gave +13%% TPM and page tables fell from 5.5 GB to 175 MB." % SUPERDOME)
         yield Entry(table="oracle.instance", array=True, value={"sid": sid, "parameters": {name: value}},
-                    source=(SUPERDOME,), question=question,
-                    note=("%s: HugePages gave +13%% TPM and page tables fell from 5.5 GB to 175 MB." % SUPERDOME,))
+                    source=(SUPERDOME,), question=question, note=(said,))
 
 
-def _why(want):
+def _why(want, after=(None, "")):
     said = []
     if "_enable_NUMA_support" in want:
-        said.append("%s: Oracle's NUMA support gave +27%% TPM (Table 12)." % SUPERDOME)
+        said.append("%s: removing numa=off and turning on Oracle's NUMA support gave +27%% TPM (Table 12)."
+                    % SUPERDOME)
+        if after[1] != "the kernel's nodes":
+            said.append("The host boots with numa=off now; %d nodes after the reboot that removes it (%s)."
+                        % (len(after[0]), after[1]))
     if "use_large_pages" in want:
         said.append("%s: HugePages gave +13%% TPM on top of it (Table 12); ONLY is set because the pool "
                     "count = \"auto\" plans holds this SGA on its nodes." % SUPERDOME)
@@ -125,24 +138,39 @@ def _rac(instances, ora):
                    "or srvctl_config; nothing set." % (", ".join(rac), CAGING_RAC), source=(CAGING_RAC,))
 
 
-def _listeners(facts):
+LISTENERS_SAID = ("%s: one listener per node, each on its node's NIC and started with numactl --cpunodebind, "
+                  "gave +25%% TPM on top of NUMA support and HugePages (Table 12)." % SUPERDOME)
+
+
+def _listeners(facts, after, instances):
+    """One listener per node: on the NIC each node has, or, where the nodes are not shown yet (numa=off) or a
+    node has no NIC, with the nodes to give one to."""
     interfaces = (facts.get("network") or {}).get("interfaces") or {}
     per_node = {}
     for name, nic in sorted(interfaces.items()):
         if not nic.get("virtual") and nic.get("pci") and nic.get("numa_node") not in (None, -1):
             per_node.setdefault(str(nic["numa_node"]), name)
-    value = {"out": "/etc/numatune/listeners", "port": 1521,
-             "node": [{"node": int(n), "address": "ADDRESS-OF-" + per_node[n], "interface": per_node[n]}
-                      for n in nodes(facts) if n in per_node]}
+    ids, known_by = after
+    service = instances[0]["sid"] if instances else "ORCL"
+    value = {"out": "/etc/numatune/listeners", "service": service, "port": 1521, "node": []}
+    if ids is None:
+        yield note("oracle", "One listener per node: numatune cannot tell the nodes yet (%s). %s" % (
+            known_by, LISTENERS_SAID), source=(SUPERDOME,))
+        return
+    for n in ids:
+        if n in per_node:
+            value["node"].append({"node": int(n), "address": "ADDRESS-OF-" + per_node[n], "interface": per_node[n]})
+        else:
+            value["node"].append({"node": int(n), "address": "ADDRESS-ON-NODE-%s" % n})
     if len(value["node"]) < 2:
         return
+    placed = ["node %d %s" % (v["node"], v["interface"]) for v in value["node"] if "interface" in v]
     yield Entry(table="oracle", key="listeners", value=value, source=(SUPERDOME,),
-                question="Which address on each node's NIC should that node's listener serve (replace each "
-                         "ADDRESS-OF-...), and which service name?",
-                note=("%d nodes with a NIC each: %s." % (len(value["node"]), ", ".join(
-                    "node %d %s" % (v["node"], v["interface"]) for v in value["node"])),
-                      "%s: one listener per node, each on its node's NIC and started with numactl "
-                      "--cpunodebind, gave +25%% TPM on top of NUMA support and HugePages (Table 12)." % SUPERDOME))
+                question="Which address should each node's listener serve (replace each ADDRESS-...; one on a "
+                         "NIC of that node), and is %s the service?" % service,
+                note=("%d nodes (%s); NICs placed on a node: %s." % (len(ids), known_by, ", ".join(placed) or
+                                                                      "none shown yet"),
+                      LISTENERS_SAID))
 
 
 def recommend(facts):
@@ -150,7 +178,8 @@ def recommend(facts):
     instances = [i for i in ora.get("instances") or [] if i.get("in_oratab")]
     if not instances:
         return
-    several = len(nodes(facts)) > 1
+    after = nodes_after_boot(facts)
+    several = after[0] is None or len(after[0]) > 1
     auto = ((facts.get("resolved") or {}).get("hugepages") or {}).get("auto") or {}
     sized = {i["sid"] for i in auto.get("instances") or [] if i.get("pages")}
     short = short_nodes(facts) if sized else {}
@@ -158,8 +187,8 @@ def recommend(facts):
         if not (inst.get("param_file") or {}).get("readable"):
             yield note("oracle", "%s: no readable parameter file; nothing set for it." % inst["sid"])
             continue
-        yield from _instance(inst, inst["sid"] in sized, several, short)
+        yield from _instance(inst, inst["sid"] in sized, after, short)
     yield from _caging(instances)
     yield from _rac(instances, ora)
     if several:
-        yield from _listeners(facts)
+        yield from _listeners(facts, after, instances)

@@ -223,8 +223,11 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
         if problem or name:
             cid, rule_key = _ids(dev, attr, index)
         if problem:
-            return Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
-                           message=problem + ": scheduler not set")
+            # A queue with no elevator to choose (a map whose paths schedule, a bio-based device) can never
+            # take one: said, as info, not drift that no apply clears (#36).
+            fixed = set(dev["scheduler"]["available"]) <= {"none"}
+            return Finding(id=cid, severity="info" if fixed else "warning", area="storage", target=dev["name"],
+                           rule=rule_key, message=problem + ": scheduler not set")
         elif name:
             sysfs = dev["sysfs"] + "/queue/"
             return Change(id=cid, area="storage", target=_target(dev, attr, via), current=dev["scheduler"]["current"],

@@ -50,6 +50,11 @@ def _rule(vendor, model, devs):
     value.update(want)
     value["why"] = ("%s Table 8 (high-performance set on 3PAR): deadline, nr_requests 1024, rotational 0"
                     % SUPERDOME)
+    fixed = sorted(d["name"] for d in devs if set((d.get("scheduler") or {}).get("available") or ()) <= {"none"})
+    if fixed:
+        kept += (" %s offer(s) no I/O scheduler to choose (a map's paths schedule for it): set where offered."
+                 % ", ".join(fixed[:6]))
+    kept += " max_sectors_kb is 512 KB in both of Table 8's sets (Table 13 too): not a change it measured, not set."
     return Entry(table="block", array=True, value=value, source=(SUPERDOME,), plans=("block.",), note=(
         "%s %s: %d device(s) (%s%s). Now: scheduler %s, %s." % (vendor, model, len(devs), _wwn_prefix(devs),
                                                                ", ".join(sorted(d["name"] for d in devs)[:6])
@@ -67,6 +72,17 @@ def _opt_in(vendor, model):
                  "the I/O mostly random (nomerges 1 also stops merging redo, RMAN and full-scan reads)?",
         note=("%s Table 8's high-performance set also raises queue_depth from 32 to 128 and turns merging off; "
               "both depend on the array's port queues and the workload." % SUPERDOME,))
+    yield Entry(table="block", array=True, source=(SUPERDOME,), value={
+        "match": {"vendor": vendor, "model": model}, "cache_type": "write through",
+        # Un-commenting it is the answer: the array's cache is protected.
+        "acknowledge_volatile_cache_risk": True,
+        "why": "%s Tables 8 and 13: cache_type write through (write back in the low-performance set; RHEL only)"
+               % SUPERDOME},
+        question="Is the array's write cache battery- or flash-backed, so that the LUNs need no cache flush from "
+                 "the host?",
+        note=("%s Tables 8 and 13 set the LUNs' cache_type to write through: the kernel then sends no cache "
+              "flushes to them, which loses acknowledged writes on power loss unless the array's cache is "
+              "protected." % SUPERDOME,))
 
 
 def recommend(facts):

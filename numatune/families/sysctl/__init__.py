@@ -18,7 +18,7 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
+    check_policy=knob.check_policy, check_host=knob.check_host, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
         ("/proc/sys/vm", r".*", False),

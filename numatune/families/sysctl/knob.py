@@ -54,6 +54,19 @@ def check_policy(data):
                               parts=("sysctl", key))
 
 
+def check_host(data, root):
+    """A key neither this kernel nor numatune knows, one edit from one they do, is a typo: the policy is
+    refused before anything is read or written, as a misspelled table key is."""
+    unknown = [key for key in data.get("sysctl", {}) if spelling.unknown(root, key)]
+    walked = {}
+    for key in unknown[:spelling.MAX_SUGGESTED]:    # past those, a policy written for another kernel
+        meant = spelling.typo_of(root, key, walked)
+        if meant:
+            yield SchemaError("sysctl.%s" % key, "unknown sysctl key %r (did you mean %r?)" % (key, meant),
+                              "neither this kernel nor numatune knows it; fix the key's spelling",
+                              parts=("sysctl", key))
+
+
 def rules(data):
     """[(key, kind, value, why)] from the [sysctl] table; kind "value" or "at_least"."""
     return [(key,) + minimum.spec_of(spec) for key, spec in data.get("sysctl", {}).items()]

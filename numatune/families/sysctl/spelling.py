@@ -62,3 +62,29 @@ def suggest(key, near):
     candidates = set(near) | KNOWN
     close = difflib.get_close_matches(key, candidates, 1, 0.8)
     return close[0] if close else None
+
+
+def one_edit(a, b):
+    """Whether ``b`` is ``a`` with one character inserted, removed, replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1:]
+    return a[i + 1:] == b[i + 1:] or (a[i + 2:] == b[i + 2:] and a[i:i + 2] == b[i:i + 2][::-1])
+
+
+def unknown(root, key):
+    """Whether neither the root's kernel nor numatune knows ``key``."""
+    return key not in KNOWN and not root.exists(PROC_SYS + "/" + key.replace(".", "/"))
+
+
+def typo_of(root, key, walked=None):
+    """The key the root's kernel or numatune knows that an unknown ``key`` is
+    one edit away from, or None (I/O under the root)."""
+    close = [name for name in set(names_near(root, key, walked)) | KNOWN if one_edit(key, name)]
+    return min(close) if close else None

@@ -2,6 +2,14 @@
 from numatune.family import Family, Snapshot
 from numatune.families.tuned import facts_text, knob
 
+
+
+def _recommend(facts):
+    # Imported for `numatune recommend` only: plan and check never load it.
+    from numatune.families.tuned import recommend
+    return recommend.recommend(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals, resolve=knob.resolve,
@@ -10,4 +18,5 @@ FAMILY = Family(
         ("/etc/tuned", r".*", True),
         ("/usr/lib/tuned", r".*", True),
     ), keep_all=("/etc/tuned", "/usr/lib/tuned")),
+    recommend=_recommend, survey={"tuned": {}},
 )

@@ -1,8 +1,14 @@
 # Boot 1 (numa=off, the site's tuned/NetworkManager/multipathd): the site policy extends the shipped default
 # (oracle-numa: THP never, numa=off removed, sysctls, the 3PAR block rule) with HugePages on node 1, a cpuset on
-# node 1 and the NIC's MTU and coalescing; apply it as an admin would. numa=off hides node 1 from this boot.
+# node 1 and the NIC's MTU and coalescing; apply it as an admin would. numa=off hides node 1 from this boot, but the
+# firmware's SRAT describes it: the pool and the cpuset are planned for the next boot and wait for it.
 echo "== before"
 probe
+echo "== firmware"
+printf 'P srat.nodes=%s\n' "$(numatune facts --format json 2>/dev/null | python3 -c 'import json,sys; print(len((json.load(sys.stdin)["topology"].get("firmware") or {}).get("nodes") or []))')"
+# The firmware's table and the APIC ids, as the guest has them (a test can keep them as data).
+echo "SRAT-B64 $(base64 -w0 /sys/firmware/acpi/tables/SRAT)"
+grep -E '^(processor|apicid)' /proc/cpuinfo | paste - - | sed 's/^/CPUINFO /'
 cat > /etc/numatune/policy.toml <<'X'
 [policy]
 name = "lab"
@@ -26,3 +32,7 @@ NO_COLOR=1 numatune apply --yes; echo "RC apply=$?"
 echo "== after"
 probe
 NO_COLOR=1 numatune check; echo "RC check=$?"
+# What waits for the reboot (the pending results), by id.
+numatune check --format json 2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin)
+print("P pending=" + ",".join(sorted(r["id"] for r in d["results"] if r["state"] == "pending")))
+print("P critical=" + ",".join(sorted(r["id"] for r in d["results"] if r["severity"] == "critical")))'

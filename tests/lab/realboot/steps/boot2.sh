@@ -1,10 +1,20 @@
-# Boot 2: numa=off is gone (2 nodes). Before anything is applied: what boot 1 set is back, and the shipped
-# default policy alone is compliant (check OK, plan --exit-code 0). Then apply the site policy again: node 1
-# exists now, so the pool and the cpuset are placed there.
+# Boot 2: numa=off is gone (2 nodes) and nothing is applied on this boot. Every value boot 1 set is back, the pool
+# is on node 1 (placed by the bootloader's hugepages= or numatune-boot, whichever route the plan chose for this
+# kernel) and systemd started the cpuset's slice on node 1; check and plan say so; the check unit runs under its
+# sandbox and writes its report; then boot 1's transaction is reverted.
 echo "== boot2"
 probe
-NO_COLOR=1 numatune check --policy oracle-numa; echo "RC check-default=$?"
-NO_COLOR=1 numatune plan --exit-code --policy oracle-numa; echo "RC plan-default=$?"
-NO_COLOR=1 numatune apply --yes; echo "RC apply=$?"
-echo "== applied"
-probe
+NO_COLOR=1 numatune check; echo "RC check=$?"
+NO_COLOR=1 numatune plan --exit-code; echo "RC plan=$?"
+echo "boot2: numatune-boot.service: $(journalctl -b -u numatune-boot.service --no-pager -o cat 2>&1 | tail -n 20)"
+R=/var/lib/node_exporter/textfile_collector/numatune.prom
+rm -f "$R"
+systemctl start numatune-check.service; echo "RC check-unit=$?"
+for k in Result ExecMainStatus ProtectSystem ProtectHome NoNewPrivileges PrivateDevices PrivateTmp SystemCallFilter RestrictAddressFamilies; do
+  printf 'P unit.%s=%s\n' "$k" "$(systemctl show -P $k numatune-check.service | cut -c1-40)"
+done
+printf 'P unit.report=%s\n' "$( [ -s "$R" ] && grep -c '^numatune_' "$R")"
+printf 'P unit.report.status=%s\n' "$(sed -n 's/^numatune_check_status\({[^}]*}\)\{0,1\} *//p' "$R" | head -1)"
+head -n 12 "$R"
+journalctl -b -u numatune-check.service --no-pager -o cat 2>&1 | tail -n 5
+NO_COLOR=1 numatune revert --last; echo "RC revert=$?"
