@@ -340,6 +340,8 @@ def cmd_recommend(args):
     if args.out:
         output.check(args.out)
     rec = build(root)
+    for problem in rec.problems:
+        sys.stderr.write("numatune: %s\n" % problem)
     text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
     if args.out:
         output.write(args.out, text)

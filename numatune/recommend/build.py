@@ -71,6 +71,7 @@ def build(root):
             entries.extend(family.recommend(facts))
     host = facts["host"].get("hostname", "")
     rec = Recommendation(extends=_extends(entries), entries=entries, host=host)
+    empty = [] if entries else _nothing_read(root, facts)
     refused = refused_changes(root, rec)
     if refused:
         # What the plan would refuse is written commented out, the finding as its question.
@@ -79,7 +80,19 @@ def build(root):
         rec = Recommendation(extends=_extends(entries), entries=entries, host=host)
         rec.problems = ["%s (refuses %s)" % (message, change) for change, message in sorted(
             refused_changes(root, rec).items())]
+    rec.problems += empty
     return rec
+
+
+def _nothing_read(root, facts):
+    """A root where no family found anything to say, with no /proc, /sys or /etc, is not a host's: the policy would be the base alone, for nothing numatune saw. Said in the policy, never
+    passed off as a recommendation."""
+    topo = facts.get("topology") or {}
+    if topo.get("cpus") or topo.get("nodes") or (facts.get("host") or {}).get("cmdline") \
+            or any(root.isdir(d) for d in ("/proc", "/sys", "/etc")):
+        return []
+    return ["nothing was read under %s: no /proc, /sys or /etc there (give --root a host's "
+            "root or an extracted snapshot); this is the base policy alone, for no host" % root.path]
 
 
 def _withdrawn(entry, refused):
