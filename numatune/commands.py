@@ -8,7 +8,8 @@ import textwrap
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import ApplyError, NumatuneError, UsageError
-from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
+from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, header_lines,
+                                     history_text, plan_text,
                                      revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
 from numatune.report.hints import carry, command, context
@@ -111,8 +112,12 @@ def _apply(args, run):
     shown = type(plan)(host=plan.host, changes=changes, findings=plan.findings, compliant=plan.compliant,
                        policy=plan.policy)
     text = args.format == "text"
+    # The plan in full when someone is asked to answer it (or with -v); with --yes it was read before, with
+    # `numatune plan`, and the result below says what was written, folded per rule.
+    brief = text and args.yes and not args.verbose
     if text:
-        print(plan_text(shown, verbose=args.verbose))
+        print(plan_text(shown, verbose=args.verbose, header=True) if not brief else
+              "\n".join(header_lines(shown, Style())).rstrip("\n"))
     if not changes:
         # Nothing to write still means a run: the lock, and no half-done transaction.
         engine.check_ready(root)
@@ -128,8 +133,11 @@ def _apply(args, run):
     recheck = None if args.yes else "run `numatune apply` again to see what is left to change"
     style = Style()
 
+    written = []
+
     def on_write(change, op):
-        if text:
+        written.append((change, op))
+        if text and args.verbose:
             print("  %s %s" % (style("live", "wrote"), engine.describe_op(op)))
 
     from numatune.apply import confirm
@@ -139,9 +147,10 @@ def _apply(args, run):
     txid = run["txid"] = new_txid()
     if window:
         confirm.arm(root, txid, window)
+    kept = []
     try:
         txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
-                                           txid=txid, plan=plan, recheck=recheck)
+                                           txid=txid, plan=plan, recheck=recheck, compliant=kept)
     except BaseException:
         if window and _journal_state(root, txid) != "applied":
             confirm.settle(root, txid, "rolled back")
@@ -151,17 +160,7 @@ def _apply(args, run):
         _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
     else:
-        print("")
-        # One line, never wrapped: scripts read the txid and "applied and verified" from it.
-        print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
-        unjournaled = unjournaled_line(engine.planned_writes(changes), engine.carried_writes(ops), len(ops))
-        if unjournaled:
-            print(textwrap.fill(unjournaled, 79))
-        for line in waiting_lines(changes, findings):
-            print(line)
-        for f in findings:
-            print("\n".join(finding_lines(f, style)))
-        print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+        _applied_text(args, txid, changes, ops, findings, written, kept, style)
     # --live-only / --persistent-only leave the other half of the policy undone on purpose: not a failure;
     # --only/--skip and a saved plan answer for their own areas only.
     if not (args.live_only or args.persistent_only):
@@ -171,6 +170,39 @@ def _apply(args, run):
     if window:
         return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
     return status
+
+
+def _applied_text(args, txid, changes, ops, findings, written, kept, style):
+    """apply's result: the writes folded per rule (each with -v, as made), the
+    findings after the run, the undo command, what survives a reboot and the next step."""
+    from numatune.report import applied
+    if not args.verbose:
+        print("")
+        print(style("bold", "wrote (folded per rule; -v lists each write):"))
+        for line in applied.write_lines(written):
+            print(line)
+    print("")
+    # One line, never wrapped: scripts read the txid and "applied and verified" from it.
+    print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
+    unjournaled = unjournaled_line(engine.planned_writes(changes), engine.carried_writes(ops), len(ops))
+    if unjournaled:
+        print(textwrap.fill(unjournaled, 79))
+    if args.verbose:
+        for line in waiting_lines(changes, findings):
+            print(line)
+    for f in findings:
+        if args.verbose:
+            print("\n".join(finding_lines(f, style)))
+        elif not f.pending:
+            # The reboot a pending finding waits for is in the table; the hints are the plan's.
+            print("\n".join(finding_lines(type(f)(**dict(f.to_json(), why="")), style)))
+    print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+    print("")
+    print(style("bold", "what survives a reboot:"))
+    for line in applied.table_lines(applied.survival(changes, kept), live_only=args.live_only):
+        print(line)
+    step = applied.next_step(changes, findings)
+    print("next: " + step.replace("numatune check", command("check", ctx=_ctx(args))))
 
 
 def _journal_state(root, txid):

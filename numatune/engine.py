@@ -138,7 +138,7 @@ def check_ready(root):
 
 
 def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None,
-          recheck=None):
+          recheck=None, compliant=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
     ``plan``: the plan they come from (planned again when not given), whose
@@ -163,7 +163,10 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     def verify():
         # Read back what was written, not the whole host (issue #29): a re-plan is `check`'s work.
         from numatune.apply.verify import verify_writes
-        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip)
+        again = []
+        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip,
+                                                    compliant=again)
+        after["compliant"] = again
         return problems
 
     # Imported here: plan and check never write, and start faster without the journal's code.
@@ -182,6 +185,9 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
                                       verify=verify, on_write=wrote)
         finally:
             root.forget()   # directories kept open by captures and read-backs
+    if compliant is not None:
+        changed = {c.family for c, _ in written}
+        compliant.extend([c for c in plan.compliant if c.family not in changed] + after.get("compliant", []))
     # The findings of the families that changed something, planned again after the writes; the others' as planned.
     return txid, ops, after.get("findings", list(plan.findings))
 
