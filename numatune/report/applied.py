@@ -109,7 +109,8 @@ def survival(changes, compliant):
 
 
 def _line_free(mechanism):
-    """A mechanism without the line it is on (``tuned.conf:9`` -> ``tuned.conf``): the settings one file keeps share a row."""
+    """A mechanism without the line it is on (``tuned.conf:9`` -> ``tuned.conf``):
+    the settings one file keeps share a row."""
     return _LINE.sub(r"\1", mechanism)
 
 
