@@ -107,7 +107,7 @@ def _apply(args, run):
         from numatune.policy.stack import from_data
         policy = from_data(saved.policy, args.plan)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
-    changes = engine.saved_changes(saved, plan) if saved is not None else plan.changes
+    changes = engine.saved_for_here(saved, plan) if saved is not None else plan.changes
     changes = select_scope(changes, args.live_only, args.persistent_only)
     shown = type(plan)(host=plan.host, changes=changes, findings=plan.findings, compliant=plan.compliant,
                        policy=plan.policy)

@@ -115,6 +115,30 @@ def saved_changes(saved, fresh, since="the plan was saved", hint="make a new pla
     return out
 
 
+def _where(host):
+    """``host:root`` as scp names a place; the root alone for a capture with no hostname."""
+    name, root = host.get("hostname") or "", host.get("root") or "?"
+    return "%s:%s" % (name, root) if name else root
+
+
+def saved_for_here(saved, fresh):
+    """The saved plan's changes as they are on this host now; a plan made for
+    another host is refused as such (DriftError, exit 2), not as a drift of
+    this one. A plan made on a copy of this host (another root, the same
+    hostname: a snapshot planned offline) applies while the host still matches it."""
+    made, here = saved.host or {}, fresh.host or {}
+    hint = "make a plan on this host: `numatune plan --out FILE`"
+    other = "this plan was made for %s, not for %s" % (_where(made), _where(here))
+    if made.get("hostname") and here.get("hostname") and made["hostname"] != here["hostname"]:
+        raise DriftError(other, hint)
+    try:
+        return saved_changes(saved, fresh)
+    except DriftError:
+        if not (made.get("hostname") and here.get("hostname")) and made.get("root") != here.get("root"):
+            raise DriftError(other, hint) from None
+        raise
+
+
 def refuse_blocked(findings, changes):
     """RefusedError (exit 2) when a finding of the plan refuses one of the
     changes about to be written: nothing is written at all."""
