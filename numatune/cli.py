@@ -66,7 +66,8 @@ def _common(p, formats=("text", "json")):
 
 COMMANDS = ("plan", "apply", "revert", "history", "facts", "check", "confirm", "boot", "snapshot", "policy",
             "recommend", "review")
-MAX_WINDOW = 86400  # a day: a watchdog armed for longer is a window nobody confirms
+MAX_WINDOW = 86400
+ARGV = None  # the command line main() was given, for the journal's audit record  # a day: a watchdog armed for longer is a window nobody confirms
 
 
 def _window(text):
@@ -269,6 +270,15 @@ def _interruptible(argv):
 
 
 def _main(argv):
+    global ARGV
+    ARGV = list(argv)   # what the journal records as this run's command line (numatune.apply.audit)
+    try:
+        return _run(argv)
+    finally:
+        ARGV = None
+
+
+def _run(argv):
     parser = build_parser(argv)
     try:
         args, extra = parser.parse_known_args(argv)

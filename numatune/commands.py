@@ -287,15 +287,29 @@ def _failed_undos(tx):
 
 def cmd_history(args):
     # The journal's reader here, not at the top: `check` and `plan` never open it (a tenth of check's start).
+    from numatune.apply import audit
     from numatune.apply.journal import list_transactions, load
     root = _root(args)
+
+    def audited(tx):
+        return dict(audit.of(tx), auto_reverted=audit.auto_reverted(root, tx))
     if args.txid:
         tx = load(root, args.txid)
+        said = audited(tx)
         if args.format == "json":
-            _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems})
+            _print_json(dict({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems},
+                             **said))
             return 0
-        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), tx.state,
+        state = "auto-reverted (no `numatune confirm` before the deadline)" if said["auto_reverted"] else tx.state
+        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), state,
                                                change_counts(len(tx.changes), len(tx.ops))))
+        for label, text in (("user", said["user"]), ("host", said["host"]),
+                            ("command", "boot replay (numatune boot)" if said["kind"] == "boot replay"
+                             else said["command_line"]),
+                            ("policy", "%s (sha256 %s)" % (said["policy"]["name"] or "(unnamed)",
+                                                           said["policy"]["sha256"] or "?"))):
+            if text:
+                print(clean("  %-8s %s" % (label + ":", text)))
         for c in tx.changes:
             print(clean("  %-10s %s: %s %s %s" % (c.get("scope"), c.get("target"), value(c.get("current")), ARROW,
                                                      value(c.get("desired")))))
@@ -304,11 +318,12 @@ def cmd_history(args):
         _print_problems(tx.problems)
         return 0
     txs = list_transactions(root)
+    audits = {t.txid: audited(t) for t in txs}
     if args.format == "json":
-        _print_json([{"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
-                      "problems": t.problems} for t in txs])
+        _print_json([dict({"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
+                           "problems": t.problems}, **audits[t.txid]) for t in txs])
     else:
-        print(history_text(txs))
+        print(history_text(txs, audits))
         _print_problems([p for t in txs for p in t.problems])
     return 0
 

@@ -13,6 +13,7 @@ from numatune.apply import kinds as appliers
 from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
+from numatune.apply import audit
 from numatune.apply.journal import Journal, list_transactions, new_txid
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
@@ -40,6 +41,7 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     try:
         journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
                                              "root": root.path, "policy": policy or {},
+                                             "audit": audit.record(root, command, policy),
                                              "changes": [c.to_json() for c in changes]},
                                             _journal_estimate(root, changes))
     except BaseException:
