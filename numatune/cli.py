@@ -70,6 +70,16 @@ MAX_WINDOW = 86400
 ARGV = None  # the command line main() was given, for the journal's audit record  # a day: a watchdog armed for longer is a window nobody confirms
 
 
+def _keep(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError("%r is not a whole number >= 0" % text)
+    return value
+
+
 def _window(text):
     """--confirm-within: whole seconds from 0 to a day (99999999999999999999 would never fire)."""
     try:
@@ -136,6 +146,12 @@ def build_parser(argv=None):
         p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's changes (%s)" % TXID_HELP)
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
+        p.add_argument("--prune", action="store_true",
+                       help="remove the journals of transactions nothing can revert any more (reverted, rolled "
+                            "back, set aside) older than the --keep newest; applied ones always stay")
+        p.add_argument("--keep", type=_keep, metavar="N",
+                       help="with --prune: how many of the newest transactions to keep whatever their state "
+                            "(default 20)")
 
     p = sub.add_parser("facts", help="show what numatune sees on the host")
     if only in (None, "facts"):

@@ -289,6 +289,10 @@ def cmd_history(args):
     # The journal's reader here, not at the top: `check` and `plan` never open it (a tenth of check's start).
     from numatune.apply import audit
     from numatune.apply.journal import list_transactions, load
+    if args.keep is not None and not args.prune:
+        raise UsageError("--keep is for --prune", "numatune history --prune --keep N")
+    if args.prune:
+        return _prune(args)
     root = _root(args)
 
     def audited(tx):
@@ -325,6 +329,22 @@ def cmd_history(args):
     else:
         print(history_text(txs, audits))
         _print_problems([p for t in txs for p in t.problems])
+    return 0
+
+
+def _prune(args):
+    from numatune.apply.prune import DEFAULT_KEEP, prune
+    if args.txid:
+        raise UsageError("--prune takes no TXID", "numatune history --prune --keep N")
+    root = _root(args, writes=True)
+    engine.require_write_access(root)
+    keep = DEFAULT_KEEP if args.keep is None else args.keep
+    pruned, freed, kept = prune(root, keep)
+    if args.format == "json":
+        _print_json({"pruned": pruned, "bytes_freed": freed, "kept": kept})
+    else:
+        print("pruned %s transaction(s) (reverted, rolled back or set aside, older than the %s newest), %s KiB "
+              "freed; %s kept" % (len(pruned), keep, (freed + 1023) // 1024, len(kept)))
     return 0
 
 

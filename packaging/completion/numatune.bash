@@ -43,13 +43,14 @@ _numatune()
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+            --keep) return ;;
         esac
         case "$cur" in -*) ;; *)
             local r=/ j
             for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
             COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --format --prune --keep --help" -- "$cur")) ;;
     facts)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
