@@ -134,6 +134,10 @@ def build_parser(argv=None):
     if only in (None, "revert"):
         p.add_argument("txid", nargs="?", metavar="TXID", help=TXID_HELP)
         p.add_argument("--last", action="store_true", help="the newest transaction not yet reverted")
+        p.add_argument("--all", action="store_true",
+                       help="every transaction not yet reverted, newest first: the host as it was before "
+                            "numatune's first transaction (shown first; asks unless --yes)")
+        p.add_argument("--yes", "-y", action="store_true", help="with --all: do not ask for confirmation")
         p.add_argument("--force", action="store_true", help="also restore values changed since by someone else")
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)

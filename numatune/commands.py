@@ -254,6 +254,10 @@ def cmd_confirm(args):
 
 
 def cmd_revert(args):
+    if args.all:
+        return _revert_all(args)
+    if args.yes:
+        raise UsageError("--yes is for --all", "a single revert does not ask")
     root = _root(args, writes=True)
     tx, restored, skipped, failed = engine.revert(root, args.txid, args.last, args.force)
     if args.format == "json":
@@ -269,6 +273,52 @@ def cmd_revert(args):
         if skipped:
             print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
     return 1 if skipped or failed else 0
+
+
+def _revert_all(args):
+    """revert --all: the transactions shown newest first, a question (or --yes),
+    then each reverted as `revert TXID` reverts it, under its own journal."""
+    if args.txid or args.last:
+        raise UsageError("--all reverts every transaction: give no TXID and no --last")
+    root = _root(args, writes=True)
+    engine.require_write_access(root)
+    todo = engine.revert_all_plan(root)
+    text = args.format == "text"
+    writes = sum(len(t.ops) for t in todo)
+    first = todo[-1]
+    if text:
+        print("revert --all: %d transaction(s), newest first, %s write(s) to restore: the host as before %s (%s)"
+              % (len(todo), writes, first.txid, value(first.time)))
+        for tx in todo:
+            print(clean("  %-30s %-19s %-18s %s" % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state,
+                                                   change_counts(len(tx.changes), len(tx.ops)))))
+        print("")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("revert --all needs confirmation and stdin is not a terminal",
+                             "read what it undoes above, then pass --yes")
+        sys.stdout.write("Revert these %d transaction(s)? [y/N] " % len(todo))
+        sys.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            print("nothing reverted")
+            return 0
+    results, status = [], 0
+    for tx in todo:
+        done, restored, skipped, failed = engine.revert(root, tx.txid, force=args.force)
+        results.append({"txid": done.txid, "restored": restored, "skipped": skipped, "failed": failed})
+        if text:
+            for line in skipped:
+                print("  LEFT ALONE %s: changed since by someone else" % clean(line))
+            for line in failed:
+                print("  FAILED %s" % clean(line))
+            print(revert_summary(done, restored, skipped, failed))
+        if skipped or failed:
+            status = 1
+    if not text:
+        _print_json({"reverted": results})
+    elif status:
+        print("to restore what was left alone too: " + command("revert", "--all", "--force", "--yes", ctx=_ctx(args)))
+    return status
 
 
 def _failed_undos(tx):

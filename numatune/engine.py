@@ -283,6 +283,19 @@ def pick_transaction(root, txid=None, last=False):
     return candidates[-1]
 
 
+def revert_all_plan(root):
+    """The transactions `revert --all` undoes, newest first: every one not
+    yet reverted, rolled back or set aside (the applied ones, an interrupted
+    one to finish). Undone in that order, each restores the "before" its
+    writes journaled, so the last leaves the host as before the first."""
+    from numatune.apply.journal import list_transactions
+    todo = [t for t in list_transactions(root) if t.state not in FINAL_STATES]
+    if not todo:
+        raise UsageError("nothing to revert: every transaction is already reverted or rolled back",
+                         "see `numatune history`")
+    return sorted(todo, key=lambda t: t.txid, reverse=True)
+
+
 def revert(root, txid=None, last=False, force=False):
     """Revert one transaction under the run lock. Returns (transaction,
     restored, left alone, failed); a journal line that could not be read

@@ -38,7 +38,7 @@ _numatune()
             for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
             COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--last --force --root --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--last --all --yes --force --root --format --help" -- "$cur")) ;;
     history)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
