@@ -66,8 +66,7 @@ def _common(p, formats=("text", "json")):
 
 COMMANDS = ("plan", "apply", "revert", "history", "facts", "check", "confirm", "boot", "snapshot", "policy",
             "recommend", "review")
-MAX_WINDOW = 86400
-ARGV = None  # the command line main() was given, for the journal's audit record  # a day: a watchdog armed for longer is a window nobody confirms
+MAX_WINDOW = 86400  # a day: a watchdog armed for longer is a window nobody confirms
 
 
 def _keep(text):
@@ -157,9 +156,12 @@ def build_parser(argv=None):
                        help="with --prune: how many of the newest transactions to keep whatever their state "
                             "(default 20)")
 
-    p = sub.add_parser("facts", help="show what numatune sees on the host")
+    p = sub.add_parser("facts", help="show what numatune sees on the host",
+                       description="Show what numatune sees on the host. --format policy prints the host's "
+                                   "settings as they are, as a policy that `numatune plan` on the same host "
+                                   "reports as no changes (to copy a reference host to others).")
     if only in (None, "facts"):
-        _common(p)
+        _common(p, formats=("text", "json", "policy"))
 
     p = sub.add_parser("check", help="report compliance (Nagios exit codes)",
                        description="Plan without writing and report compliance. Exit status: 0 compliant, "
@@ -290,12 +292,12 @@ def _interruptible(argv):
 
 
 def _main(argv):
-    global ARGV
-    ARGV = list(argv)   # what the journal records as this run's command line (numatune.apply.audit)
+    from numatune.apply import invocation
+    invocation.ARGV = list(argv)   # what the journal records as this run's command line
     try:
         return _run(argv)
     finally:
-        ARGV = None
+        invocation.ARGV = None
 
 
 def _run(argv):

@@ -405,6 +405,14 @@ def _print_problems(problems):
 
 
 def cmd_facts(args):
+    if args.format == "policy":
+        from numatune.policy.from_host import host_policy, toml_text
+        if args.policy or args.only or args.skip:
+            raise UsageError("--format policy describes the whole host: it takes no --policy, --only or --skip")
+        root = _root(args)
+        data, facts = host_policy(root)
+        sys.stdout.write(toml_text(data, facts["host"].get("hostname") or args.root))
+        return 0
     root, policy = _prepare(args)
     facts = engine.gather(root, policy.data, every=True)
     if args.format == "json":

@@ -30,8 +30,8 @@ def record(root, command, policy):
     """The begin record's audit field."""
     host = root.read_value("/proc/sys/kernel/hostname") or root.read_value("/etc/hostname") or ""
     name = ((policy or {}).get("policy") or {}).get("name") or ""
-    from numatune import cli    # the command line main() was given (in-process callers pass their own)
-    argv = cli.ARGV if cli.ARGV is not None else sys.argv[1:]
+    from numatune.apply import invocation    # the command line main() was given
+    argv = invocation.ARGV if invocation.ARGV is not None else sys.argv[1:]
     return {"user": _user(), "argv": ["numatune"] + [str(a) for a in argv],
             "kind": "boot replay" if command == "boot" else command,
             "policy": {"name": name, "sha256": policy_hash(policy)}, "host": host, "root": root.path}
@@ -56,9 +56,11 @@ def auto_reverted(root, tx):
     """Whether the confirm-within watchdog reverted ``tx`` at its deadline."""
     if tx.state != "reverted":
         return False
-    from numatune.apply.confirm import read_marker
+    # The watchdog's marker (numatune.apply.confirm writes it), read here: confirm imports the transaction code.
+    from numatune.apply.journal import STATE_DIR
     try:
-        marker = read_marker(root, tx.txid)
+        with open(root.join("%s/confirm/%s.json" % (STATE_DIR, tx.txid)), encoding="utf-8") as f:
+            marker = json.load(f)
     except (OSError, ValueError):
         return False
     return bool(marker) and marker.get("state") == "reverted" and "expired_at" in marker

@@ -57,7 +57,7 @@ _numatune()
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+            --format) COMPREPLY=($(compgen -W "text json policy" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
     check)

@@ -2,6 +2,16 @@
 from numatune.family import Family, Snapshot
 from numatune.families.tuned import facts_text, knob
 
+def _as_policy(facts):
+    """The host as it is keeps its values where they are: through numatune's
+    child profile when that is the active one, else in the files."""
+    mine = facts.get(knob.NAME) or {}
+    if not mine:
+        return {}, {}
+    from numatune.families.tuned.route import CHILD
+    return {"tuned": {"persist": "profile" if CHILD in (mine.get("active") or []) else "files"}}, {}
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals, resolve=knob.resolve,
@@ -9,5 +19,5 @@ FAMILY = Family(
         ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
         ("/etc/tuned", r".*", True),
         ("/usr/lib/tuned", r".*", True),
-    ), keep_all=("/etc/tuned", "/usr/lib/tuned")),
+    ), keep_all=("/etc/tuned", "/usr/lib/tuned")), as_policy=_as_policy,
 )
