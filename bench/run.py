@@ -34,6 +34,7 @@ from make_host import DEFAULTS, make_host  # noqa: E402
 PY = sys.executable
 ENV = dict(os.environ, PYTHONPATH=REPO, NO_COLOR="1", PYTHONDONTWRITEBYTECODE="")
 FORBIDDEN = ("textual", "pyroute2", "oracledb")
+THIS_VM = os.path.join(REPO, "tests", "data", "this-vm")
 
 
 class BenchError(SystemExit):
@@ -270,6 +271,10 @@ def report(args, work, sizes, small):
         ("plan-small", numatune("plan", "--root", small_root, "--policy", policy), (0,)),
         ("version", numatune("--version"), (0,)),
         ("python", [PY, "-c", "pass"], (0,)),
+        # Issue #38's start-up goals are against an isolated interpreter (no user site), and a small
+        # host's check is this VM's own capture under the default policy.
+        ("python-I", [PY, "-I", "-c", "pass"], (0,)),
+        ("check-vm", numatune("check", "--root", THIS_VM), (0, 1, 2)),
     ]
     block_policy = bench_policy.build_block_only(os.path.join(work, "bench-block.toml"))
     if block_policy:
@@ -279,18 +284,20 @@ def report(args, work, sizes, small):
         commands += [("block-plan", block_argv, (0,)),
                      ("block-floor", [PY, os.path.join(HERE, "floor.py"), block_ops], (0,))]
     t, cpu, rounds = medians(commands, args.reps, args.budget,
-                             cold=("floor", "plan-small", "version", "python", "block-floor"))
+                             cold=("floor", "plan-small", "version", "python", "python-I", "check-vm", "block-floor"))
     say("# medians of %d warm rounds" % rounds)
     t["apply+revert"], cpu["apply+revert"], nchanges = apply_revert(copy_root, policy, planned)
-    for name in ("python", "version", "floor", "plan", "check", "plan-small", "apply+revert", "block-floor",
-                 "block-plan"):
+    for name in ("python", "python-I", "version", "check-vm", "floor", "plan", "check", "plan-small", "apply+revert",
+                 "block-floor", "block-plan"):
         if name in t:
             say("# %-12s %9.1f ms wall %9.1f ms CPU" % (name, t[name] * 1000, cpu[name] * 1000))
     say("# apply+revert: %d changes applied, verified and reverted exactly (one run)" % nchanges)
     # The same ratios in CPU time: steadier when other work shares the machine.
-    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f"
+    say("# CPU-time ratios: plan/floor %.2f, check/floor %.2f, apply+revert/floor %.2f, t(%d)/t(%d) %.2f, "
+        "version/python -I %.2f, check this-vm/python -I %.2f"
         % (cpu["plan"] / cpu["floor"], cpu["check"] / cpu["floor"], cpu["apply+revert"] / cpu["floor"],
-           devices, small_devices, cpu["plan"] / cpu["plan-small"]))
+           devices, small_devices, cpu["plan"] / cpu["plan-small"], cpu["version"] / cpu["python-I"],
+           cpu["check-vm"] / cpu["python-I"]))
     say("plan/floor = %.2f" % (t["plan"] / t["floor"]))
     say("check/floor = %.2f" % (t["check"] / t["floor"]))
     say("apply+revert/floor = %.2f" % (t["apply+revert"] / t["floor"]))
@@ -299,6 +306,8 @@ def report(args, work, sizes, small):
     net = (t["plan"] - t["version"]) / max(t["plan-small"] - t["version"], 1e-4)
     say("(t(%d)-t0)/(t(%d)-t0) = %.2f" % (devices, small_devices, net))
     say("version/python = %.2f" % (t["version"] / t["python"]))
+    say("version/python -I = %.2f" % (t["version"] / t["python-I"]))
+    say("check this-vm/python -I = %.2f" % (t["check-vm"] / t["python-I"]))
     if "block-plan" in t:
         say("block-plan/floor = %.2f" % (t["block-plan"] / t["block-floor"]))
     else:

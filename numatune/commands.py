@@ -510,5 +510,5 @@ def cmd_policy(args):
         print(show.shipped_list())
         return 0
     root = _root(args)
-    print(show.merged_text(engine.load_policy(args.refs, root)))
+    print(show.merged_text(engine.load_policy(args.refs + args.policy, root)))
     return 0

@@ -9,7 +9,7 @@ from numatune import plan as plan_mod
 from numatune.errors import DriftError, HostError, NumatuneError, RefusedError, UsageError
 from numatune.facts import kernel, once, procs, topology
 from numatune.families.registry import FAMILIES, for_host, selectors
-from numatune.model import Plan, refusals
+from numatune.model import Plan, after_apply, refusals
 from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
 from numatune.rootfs.readfile import read_path
@@ -213,7 +213,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         changed = {c.family for c, _ in written}
         compliant.extend([c for c in plan.compliant if c.family not in changed] + after.get("compliant", []))
     # The findings of the families that changed something, planned again after the writes; the others' as planned.
-    return txid, ops, after.get("findings", list(plan.findings))
+    return txid, ops, after_apply(after.get("findings", list(plan.findings)), changes)
 
 
 # What every front end (the CLI, the review screen) asks of a plan, a

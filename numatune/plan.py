@@ -20,6 +20,8 @@ def host_summary(facts):
 def build(data, facts, only=None, skip=None):
     plan = Plan(host=host_summary(facts), policy=data)
     matched = set()
+    # A finding several families yield alike (what stops a shared boot path) is said once.
+    said = set()
     # Only the families whose facts were read: the others yield nothing here.
     for family in for_facts(data, facts):
         for item in family.diff(data, facts):
@@ -30,6 +32,9 @@ def build(data, facts, only=None, skip=None):
             if isinstance(item, Change):
                 plan.changes.append(item)
             elif isinstance(item, Finding):
+                if (item.id, item.message) in said:
+                    continue
+                said.add((item.id, item.message))
                 plan.findings.append(item)
             elif isinstance(item, Compliant):
                 plan.compliant.append(item)

@@ -152,3 +152,20 @@ class LiveCopy(Root):
 
     def rel(self, real_path):
         return real_path[len(self.path):] or "/"
+
+
+# /usr/bin/numatune as the RPM installs it (pip's script, its interpreter line set by the spec's %install).
+RPM_SCRIPT = """#!/usr/bin/python3 -s
+# -*- coding: utf-8 -*-
+import re
+import sys
+from numatune.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def install_numatune(root, path="/usr/bin/numatune", python="/usr/bin/python3 -s"):
+    """numatune installed as a system command in ``root``, with ``python`` on its #! line."""
+    return write(root, path, RPM_SCRIPT.replace("/usr/bin/python3 -s", python, 1), mode=0o755)

@@ -5,7 +5,7 @@ per example."""
 import shutil
 from pathlib import Path
 
-from conftest import REALDATA, write
+from conftest import REALDATA, install_numatune, write
 
 GRUB = REALDATA / "grub" / "insights-core"
 
@@ -47,6 +47,7 @@ def build(root, thp="always madvise [never]\n"):
         "rd.lvm.lv=rhel/root numa=off\nboot_success=0\n"))
     (root / "etc/default").mkdir(parents=True, exist_ok=True)
     shutil.copy(GRUB / "etc/default/grub.rhel8-blscfg", root / "etc/default/grub")
+    install_numatune(root)      # as the RPM installs it: numatune-boot.service can name it
     return root
 
 

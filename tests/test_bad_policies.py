@@ -62,3 +62,25 @@ def test_bad_arguments(args, message, cli, capture):
     assert status == 2
     assert len(err.strip().splitlines()) == 1, err
     assert re.search(message, err), err
+
+
+def test_a_rule_has_one_number_in_errors_and_plans(tmp_path, cli):
+    """A site policy's first [[block]] comes after the shipped one it extends: the plan calls it block[1],
+    so the validation error on it says block[1] too (with the site file's line), and so does an error on
+    an entry of a later --policy file."""
+    import shutil
+    root = tmp_path / "host"
+    shutil.copytree(Path(__file__).parent / "data" / "this-vm", root, symlinks=True)
+    site = tmp_path / "site.toml"
+    rule = '[[block]]\nmatch = { name = "vda" }\nscheduler = %s\n'
+    site.write_text('[policy]\nname = "site"\nextends = ["oracle-numa"]\n\n' + rule % '"none"')
+    status, out, _ = cli("plan", "--root", root, "--policy", site)
+    assert status == 0 and "block[1].scheduler" in out, out
+    site.write_text('[policy]\nname = "site"\nextends = ["oracle-numa"]\n\n' + rule % "5")
+    status, _, err = cli("plan", "--root", root, "--policy", site)
+    assert status == 2 and err.strip() == "numatune: %s:7: block[1].scheduler must be a string, not 5" % site, err
+    more = tmp_path / "more.toml"
+    more.write_text(rule % "5")
+    site.write_text('[policy]\nname = "site"\nextends = ["oracle-numa"]\n\n' + rule % '"none"' + "\n" + rule % '"none"')
+    status, _, err = cli("plan", "--root", root, "--policy", site, "--policy", more)
+    assert status == 2 and "%s:3: block[3].scheduler" % more in err, err

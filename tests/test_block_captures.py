@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import REALDATA, _unpack, tree_digest, write
 from numatune.families.storage import facts as facts_block
@@ -138,3 +140,16 @@ def test_default_policy_leaves_the_boot_disk_alone(unpacked, cli):
     assert plan["changes"] == []
     assert plan["policy"].get("block"), "the shipped default policy carries the Superdome X storage rules"
     assert all(f["severity"] == "info" for f in plan["findings"])
+
+
+_DB_PIECES = ["E:", "ID_", "DM_", "MPATH_", "DEVTYPE", "DEVTYP", "DEVTYPES", "=", "\n", "\r", "\x85", "S:", "x",
+              " ", "E:ID_SERIAL=3600", "\u2028"]
+
+
+@given(st.lists(st.sampled_from(_DB_PIECES), max_size=40).map("".join))
+def test_the_database_s_kept_properties_are_what_parsing_everything_keeps(text):
+    """kept_udev_db finds only the kept E: lines, at C speed (issue #38): the
+    same properties, in the same order, as parsing every line and keeping some."""
+    want = facts_block.keep_properties(facts_block.parse_udev_db(text))
+    got = facts_block.kept_udev_db(text)
+    assert got == want and list(got) == list(want)

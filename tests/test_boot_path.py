@@ -140,7 +140,7 @@ def test_a_sysv_host_without_the_script_refuses_the_spread(tmp_path, cli):
     assert finding["severity"] == "critical"
     assert "node 7 would get 2039 where the plan places 16039, less than the 15745 BDT12CG_1 need and the 255 " \
            "others hold there" in finding["message"]
-    assert "no /etc/rc.d/init.d/numatune-boot" in finding["message"]
+    assert "/etc/rc.d/init.d/numatune-boot is missing" in finding["message"]
     assert not [c for c in plan["changes"] if c["id"].startswith(("hugepages.", "sysctl.persist:vm.nr_hugepages"))]
     before = _nodes(root)
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tree_digest, write
+from conftest import install_numatune, tree_digest, write
 from test_cpu_power import make_power_root, online
 
 REPO = Path(__file__).resolve().parent.parent
@@ -126,10 +126,12 @@ def test_boot_replays_nothing_for_a_missing_interface_and_says_so(tmp_path, cli)
 
 @pytest.fixture
 def power(capture):
-    """An intel_pstate/intel_idle server on RHEL 7 with no bootloader file numatune knows (a VM image
-    booted by its hypervisor): neither the governor nor the C-state limit has a boot route."""
+    """An intel_pstate/intel_idle server on RHEL 8 (numatune installed as the RPM installs it) with no
+    bootloader file numatune knows (a VM image booted by its hypervisor): neither the governor nor the
+    C-state limit has a boot route. (RHEL 7's Python cannot run numatune at boot: test_boot_runner.)"""
     root = capture("16amd64-4n4c-cgroup-distance-merge")
-    write(root, "/proc/sys/kernel/osrelease", "3.10.0-1160.el7.x86_64\n")
+    write(root, "/proc/sys/kernel/osrelease", "4.18.0-513.el8.x86_64\n")
+    install_numatune(root)
     write(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz ro\n")
     (root / "etc/systemd/system").mkdir(parents=True, exist_ok=True)
     make_power_root(root, online(root))

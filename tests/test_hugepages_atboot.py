@@ -66,9 +66,9 @@ def test_before_5_16_the_boot_file_keeps_it_unless_nothing_runs_it():
     route = atboot.plan(2048, 2048, want, topo(4), None, "3.10.0-1160.el7.x86_64", boot(), {"init": "systemd"})
     assert (route["route"], route["args"]) == ("bootfile", [])
     route = atboot.plan(2048, 2048, want, topo(4), None, "2.6.32-431.el6.x86_64", None,
-                        {"init": "sysv", "sysv_script": False})
+                        {"init": "sysv", "runner": {"problem": "/etc/rc.d/init.d/numatune-boot is missing"}})
     assert route["route"] == "spread" and route["at_boot"] == atboot.kernel_spread(16159, topo(4))
-    assert "no /etc/rc.d/init.d/numatune-boot" in route["why"]
+    assert "nothing would run the boot file at boot (/etc/rc.d/init.d/numatune-boot is missing)" in route["why"]
 
 
 def test_1g_pages_before_5_16_are_spread_at_boot_and_that_is_refused_for_a_bound_node():
@@ -94,7 +94,7 @@ def test_the_even_spread_asked_for_is_no_boot_refusal():
 
 def test_others_on_the_node_count_and_allow_shrink_persists_anyway():
     want = {"0": 10, "1": 1000}
-    route = atboot.plan(2048, 2048, want, topo(2), None, "2.6.32", None, {"init": "sysv", "sysv_script": False})
+    route = atboot.plan(2048, 2048, want, topo(2), None, "2.6.32", None, {"init": "sysv", "runner": {"problem": "/etc/rc.d/init.d/numatune-boot is missing"}})
     assert route["at_boot"] == {"0": 505, "1": 505}
     assert not atboot.starved(route, need({"1": 400}), 2048, False, want)
     (finding,) = atboot.starved(route, need({"1": 400}, others={"1": 255}), 2048, False, want)

@@ -254,3 +254,33 @@ def test_auto_alone_plans_the_same_either_way(small_host, tmp_path, oratab):
     assert selected == _plan_json(root, [str(policy)], every=True)
     ids = [f["id"] for f in selected["findings"]]
     assert ("hugepages.auto-no-instances" in ids) == (oratab == "empty"), ids
+
+
+# What starts before any command runs (issue #38): scripts and inventories ask for the version many
+# times over, and a typo or --help should answer at once.
+NO_COMMAND = [["--version"], ["--help"], ["plna"], ["--bogus"], [], ["--version", "plan"]]
+
+
+@pytest.mark.parametrize("args", NO_COMMAND, ids=lambda a: " ".join(a) or "nothing")
+def test_no_command_imports_no_family_nor_their_registry(tmp_path, args):
+    seen = _probe(tmp_path, args)
+    assert seen["status"] in (0, 2), seen["status"]
+    loaded = [m for m in seen["modules"] if m.startswith(("numatune.families", "numatune.family", "numatune.model"))
+              or m in ("dataclasses", "inspect", "typing")]
+    assert loaded == []
+
+
+def test_version_imports_no_parser(tmp_path):
+    seen = _probe(tmp_path, ["--version"])
+    ours = [m for m in seen["modules"] if m.split(".")[0] == "numatune"]
+    assert seen["status"] == 0 and "argparse" not in seen["modules"], ours
+    assert set(ours) <= {"numatune", "numatune.cli", "numatune.errors", "numatune.apply", "numatune.apply.outstreams"}
+
+
+@pytest.mark.parametrize("args", [["plan", "--help"], ["check", "--help"], ["plan", "--bogus"], ["apply", "-h"]])
+def test_a_command_s_help_or_bad_flag_imports_no_family(tmp_path, args):
+    seen = _probe(tmp_path, args)
+    assert seen["status"] in (0, 2, 3), seen["status"]
+    assert [m for m in seen["modules"] if m.startswith("numatune.families.") and m != "numatune.families.registry"] \
+        == []
+    assert "dataclasses" not in seen["modules"]

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import _unpack, tree_digest, write
+from conftest import _unpack, install_numatune, tree_digest, write
 
 CAPTURE = "40intel64-2g2n4c+pcilocality"
 IB0_DEV = "sys/devices/pci0000:40/0000:40:03.0/0000:43:00.0"
@@ -63,6 +63,7 @@ def build(root):
           'DEVICE=bond0\nTYPE=Bond\nBONDING_OPTS="mode=balance-rr miimon=100 lacp_rate=fast"\n')
     (root / "sys/class/net/eth3/mtu").write_text("9000\n")
     assert bond.is_dir()
+    install_numatune(root)      # as the RPM installs it: the boot unit that redoes ib0's IRQs can name it
     return root
 
 

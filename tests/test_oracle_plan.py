@@ -62,11 +62,12 @@ def test_pfile_instance_plan_apply_revert(host, tmp_path, cli):
                       "processor_group_name": (None, "'oracle'")}
     assert all(c["restart_required"] and c["writes"][0]["path"] == INIT
                for k, c in changes.items() if k.startswith("oracle.param:"))
-    # SGA 614M, granule 4M: 616M + 4M = 620M -> 310 pages; margin ceil(6.2) = 7 -> 317.
-    # ORCL is bound to cpuset "oracle" (node 0): 310 there, the margin 4 + 3 over both nodes.
-    assert changes["hugepages.live:node0:2048kB"]["desired"] == "314"
+    # SGA 614M, granule 4M: 616M, plus its shared areas estimated from 000's instance (616M x 770 / 30720
+    # = 15.4M, above one granule) = 631.4M -> 316 pages; margin ceil(6.32) = 7 -> 323.
+    # ORCL is bound to cpuset "oracle" (node 0): 316 there, the margin 4 + 3 over both nodes.
+    assert changes["hugepages.live:node0:2048kB"]["desired"] == "320"
     assert changes["hugepages.live:node1:2048kB"]["desired"] == "3"
-    assert changes["oracle.memlock"]["desired"] == "%d kB" % (317 * 2048)
+    assert changes["oracle.memlock"]["desired"] == "%d kB" % (323 * 2048)
     assert changes["oracle.memlock"]["current"] == "soft unset, hard unset"
     ids = {f["id"] for f in plan["findings"]}
     assert "oracle.amm-split:ORCL" in ids
@@ -78,7 +79,7 @@ def test_pfile_instance_plan_apply_revert(host, tmp_path, cli):
     text = (host / INIT.lstrip("/")).read_text()
     assert "memory_target=0\n" in text and "processes = 300\n" in text and "_enable_NUMA_support=TRUE\n" in text
     limits = (host / "etc/security/limits.d/90-numatune-oracle.conf").read_text()
-    assert "oracle soft memlock 649216\n" in limits and "oracle hard memlock 649216\n" in limits
+    assert "oracle soft memlock 661504\n" in limits and "oracle hard memlock 661504\n" in limits
     assert _plan(cli, host, policy)["changes"] == []
     status, out, err = cli("revert", "--last", "--root", host)
     assert status == 0, out + err
@@ -102,8 +103,8 @@ def test_only_rolled_back_when_the_kernel_fills_less(host, tmp_path, cli, monkey
     real_write = value_writer._write
 
     def fragmented(root, path, value):
-        if path.endswith("node0/hugepages/hugepages-2048kB/nr_hugepages") and value == "314":
-            value = "100"       # the kernel found 100 free 2M blocks, not 314
+        if path.endswith("node0/hugepages/hugepages-2048kB/nr_hugepages") and value == "320":
+            value = "100"       # the kernel found 100 free 2M blocks, not 320
         return real_write(root, path, value)
     monkeypatch.setattr(value_writer, "_write", fragmented)
     policy = write(tmp_path, "policy.toml", POLICY)

@@ -134,6 +134,8 @@ def test_rhel6_cpuset_is_found_and_its_remote_memory_reported(tmp_path, cli):
     assert "oracle.no-cpuset:PROD" not in found
     msg = found["oracle.cpuset-not-local:PROD"]["message"]
     assert "/cgroup/cpuset/oracle" in msg and "distance 22, local 10" in msg and "2.15x" in msg
+    # The measure, then its comparison, then the source (#36: "2.15x fewer logical reads, 000_... than local").
+    assert "(2.15x fewer logical reads than local, 000_bee41b021388c063.txt)" in msg, msg
     assert '"Instance started in processor group oracle (NUMA Nodes: 7 CPUs: 1-9)"' in msg
 
 
@@ -145,7 +147,9 @@ def test_rac_host_without_service_data_says_so(tmp_path, cli):
     assert "orcl" in found["oracle.rac-no-services"]["message"]
     # orcl (the oratab name) was resolved to the local instance orcl1 and sized from its pfile.
     auto = found["hugepages.auto"]["message"]
-    assert "orcl1 needs 4104" in auto    # sga_target 8G + one 16M granule = 8208M = 4104 x 2M
+    # sga_target 8G with no alert log: 8192M + its shared areas estimated from 000's instance
+    # (8192M x 770 / 30720 = 205.3M, above one 16M granule) = 8397.3M -> 4199 x 2M
+    assert "orcl1 needs 4199" in auto
 
 
 def test_engine_apply_refuses_for_every_caller(tmp_path):
@@ -174,8 +178,9 @@ def test_auto_leaves_cpuless_nodes_alone(tmp_path, cli):
     policy = write(tmp_path, "policy.toml", '[hugepages]\nsize = "2M"\ncount = "auto"\n')
     plan = _plan(cli, root, policy)
     live = {c["id"]: c["desired"] for c in plan["changes"] if c["id"].startswith("hugepages.live")}
-    # 1G + 4M granule = 514 pages + ceil(10.28) = 525, over nodes 0 and 1 (the ones with CPUs).
-    assert live == {"hugepages.live:node0:2048kB": "263", "hugepages.live:node1:2048kB": "262"}
+    # 1G + its estimated shared areas (1024M x 770 / 30720 = 25.7M, above one 4M granule) = 1049.7M
+    # -> 525 pages + ceil(10.5) = 536, over nodes 0 and 1 (the ones with CPUs).
+    assert live == {"hugepages.live:node0:2048kB": "268", "hugepages.live:node1:2048kB": "268"}
 
 
 def test_highest_evidence_wins_and_a_compatible_floor_proves_only_up_to_itself():
@@ -249,3 +254,16 @@ def test_memlock_is_planned_when_no_startup_logged_one(tmp_path, cli):
     assert changes["oracle.memlock"]["desired"] == "32890880 kB"
     alert.write_text(alert.read_text().replace(" Per process system memlock (soft) limit = 64M\n", ""))
     assert "oracle.memlock" in {c["id"] for c in _plan(cli, root, policy)["changes"]}
+
+
+def test_bound_and_caged_hint_quotes_the_papers_runs_and_does_not_advise_the_mix(tmp_path, cli):
+    # 000_bee41b021388c063.txt under LIO pressure: binding alone 5.8M logical reads/s, binding + caging 5.1M
+    # (the ~10%), caging alone 3.5M. PROD is already bound and caged: the mix is what it runs, not the fix.
+    root, policy = _copy("oracle/bound-and-caged", tmp_path)
+    plan = _plan(cli, root, policy)
+    (finding,) = [f for f in plan["findings"] if f["id"] == "oracle.bound-and-caged:PROD"]
+    why = finding["why"]
+    assert "5.1M" in why and "5.8M" in why and "3.5M" in why, why
+    assert "binding + caging" in why and "binding alone" in why and "caging alone" in why, why
+    assert "caging alone interleaves it over every node and ran ~10%" not in why
+    assert "while cpu_count caps" not in why      # no advice to do what the host already does

@@ -82,11 +82,13 @@ def test_auto_pool_from_facts():
              {"sid": "B", "policy_index": 1, "params": {"sga_target": "4G"}}]
     facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {"oltp": {"cpus": [0, 1], "mems": [0]}}}}
     got = pool.auto_pool(data, facts, 2048)
-    # A: 514 pages on node 0; B: 2056; margin ceil(2570 * 0.02 = 51.4) = 52; rest 2108 -> 1054 each;
+    # No alert log: each SGA plus its shared areas estimated from 000's instance (770M beside 30720M):
+    # A: 1024M + 25.7M = 1049.7M -> 525 pages on node 0; B: 4096M + 102.7M = 4198.7M -> 2100;
+    # margin ceil(2625 * 0.02 = 52.5) = 53; rest 2100 + 53 = 2153 -> 1077 and 1076;
     # node 1 has 6 pages in use and neither instance runs: others hold them, so they come on top.
-    assert [i["pages"] for i in got["instances"]] == [514, 2056]
-    assert got["placement"] == {"0": 514 + 1054, "1": 1054 + 6}
-    assert got["count"] == 2628
+    assert [i["pages"] for i in got["instances"]] == [525, 2100]
+    assert got["placement"] == {"0": 525 + 1077, "1": 1076 + 6}
+    assert got["count"] == 2684
     assert got["others"] == 6
 
 
@@ -100,7 +102,7 @@ def test_pages_a_running_instance_holds_are_not_others():
     facts = {"topology": topo, "oracle": {"instances": insts, "cpusets": {}}}
     assert pool.in_use_by_others(facts, 2048) == (0, {"0": 0, "1": 0})
     got = pool.auto_pool(data, facts, 2048)
-    assert got["count"] == 2056 + 42 and got["others"] == 0
+    assert got["count"] == 2100 + 42 and got["others"] == 0    # 4G + estimated shared areas, 2% margin
     insts[0]["huge_held"] = {"2048": {"1": 2}}
     assert pool.in_use_by_others(facts, 2048) == (4, {"0": 0, "1": 4})
 
@@ -157,8 +159,18 @@ def test_auto_keeps_the_parameters_when_the_alert_log_expects_less_2m():
     facts = _facts(2048, 15000, "30G")
     got = pool.instance_sizes({}, facts, 2048)[0]
     assert (got["computed"], got["pages"], got["evidence"]) == (15392, 15392, "its sga_target")
-    # Without any report: the parameters alone.
-    assert pool.instance_sizes({}, _facts(2048, None, "30G"), 2048)[0]["pages"] == 15392
+    # Without any report: the SGA in granules plus shared areas estimated from 000's instance, whose
+    # 30G SGA took 15745 pages (770M beside it): 30720M + 770M = 31490M = 15745 x 2M, said in the evidence.
+    got = pool.instance_sizes({}, _facts(2048, None, "30G"), 2048)[0]
+    assert (got["computed"], got["pages"]) == (15392, 15745)
+    assert "770 MiB of shared areas" in got["evidence"] and "000_bee41b021388c063.txt" in got["evidence"]
+
+
+def test_the_estimate_is_never_below_one_granule():
+    # A 64M SGA: 64M x 770 / 30720 = 1.6M of areas, below its 4M granule: the granule stands.
+    assert sizing.estimated_areas(64 << 20) == 4 << 20
+    assert sizing.estimated_pages(64 << 20, 2048) == sizing.instance_pages(64 << 20, 2048) == 34
+    assert sizing.estimated_pages(0, 2048) == 0
 
 
 # Oracle's own figure (sizing.shared_areas / oracle_pages): its large-pages

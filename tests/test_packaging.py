@@ -102,11 +102,11 @@ def test_legacy_setup_cfg_follows_pyproject():
 
 
 def test_source0_is_what_git_archive_writes(tmp_path):
-    """The README's `git archive` command makes the tarball `rpmbuild -ta` takes: top directory
+    """docs/install.md's `git archive` command makes the tarball `rpmbuild -ta` takes: top directory
     numatune-VERSION/ with the spec, LICENSE and everything %install and %check use."""
     version = _version()
     assert "git archive --prefix=numatune-%s/ -o numatune-%s.tar.gz" % (version, version) in \
-        (REPO / "README.md").read_text()
+        (REPO / "docs" / "install.md").read_text()
     out = tmp_path / "src.tar.gz"
     proc = subprocess.run(["git", "archive", "--prefix=numatune-%s/" % version, "-o", str(out), "HEAD"],
                           cwd=str(REPO), capture_output=True, text=True)
@@ -122,7 +122,7 @@ def test_source0_is_what_git_archive_writes(tmp_path):
 
 
 def test_rpmbuild_ta_of_git_archive_in_a_clean_directory(tmp_path):
-    """The README's two commands in an empty directory: `git archive` of HEAD, then `rpmbuild -ta` with the
+    """docs/install.md's two commands in an empty directory: `git archive` of HEAD, then `rpmbuild -ta` with the
     distribution's own python3 and pip (Debian's pip puts `--prefix /usr` under /usr/local: the spec must
     not care), %check included, on the real captures Source0 carries in tests/data.
 
@@ -347,8 +347,8 @@ def test_check_service_sandbox_exposure_is_below_2(tmp_path):
 
 
 def test_timer_enable_is_documented():
-    """The package does not enable the timer (no preset): the README says how."""
-    assert "systemctl enable --now numatune-check.timer" in (REPO / "README.md").read_text()
+    """The package does not enable the timer (no preset): docs/install.md says how."""
+    assert "systemctl enable --now numatune-check.timer" in (REPO / "docs" / "install.md").read_text()
 
 
 def test_completion_and_man_page_follow_the_parser(tmp_path):

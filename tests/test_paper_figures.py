@@ -1,5 +1,5 @@
 """Every figure numatune quotes from a paper is in that paper: each why of
-every shipped policy (comments too), each README paragraph and each finding
+every shipped policy (comments too), each paragraph of the README and docs/ and each finding
 text of the families that names a paper file has its figures (percentages,
 ratios, sizes, watts) checked against that paper's excerpts in
 tests/data/papers (verbatim lines; the papers themselves are not in the
@@ -33,9 +33,9 @@ def _excerpt(paper):
 
 def _passages():
     """(where, text) of everything that may quote a paper."""
-    readme = (REPO / "README.md").read_text()
-    for i, para in enumerate(re.split(r"\n\s*\n|\n(?=- )", readme)):
-        yield "README.md paragraph %d" % i, para
+    for doc in [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md")):
+        for i, para in enumerate(re.split(r"\n\s*\n|\n(?=- )", doc.read_text())):
+            yield "%s paragraph %d" % (doc.relative_to(REPO), i), para
     for policy in sorted((REPO / "policies").glob("*.toml")):
         text = policy.read_text()
         for m in re.finditer(r'why = "([^"]*)"', text):
@@ -74,7 +74,7 @@ def test_the_checker_catches_a_figure_the_paper_does_not_give():
 
 
 def test_no_figures_not_at_hand_notes_remain():
-    for path in [REPO / "README.md"] + sorted((REPO / "policies").glob("*.toml")):
+    for path in [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md")) + sorted((REPO / "policies").glob("*.toml")):
         text = path.read_text()
         assert "not at hand" not in text and "no per-setting figure" not in text, path
 

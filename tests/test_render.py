@@ -22,3 +22,36 @@ def test_json_output_is_json_of_the_same_data(data):
     import json
     from numatune.report import jsonout
     assert json.loads(jsonout.dumps(data)) == data
+
+
+@given(json_values | st.floats() | st.tuples(st.integers(), st.text(max_size=3)))
+def test_each_json_item_is_what_json_dumps_writes(value):
+    """jsonout encodes each item with one C encoder made once: the same text as json.dumps."""
+    import json
+    from numatune.report import jsonout
+    assert jsonout._ENCODE(value) == json.dumps(value)
+
+
+def test_a_value_json_cannot_encode_is_refused_as_json_refuses_it():
+    import pytest
+    from numatune.report import jsonout
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        jsonout.dumps({"changes": [object()]})
+
+
+def test_to_json_gives_the_fields_in_order_and_nothing_else():
+    """to_json copies the instance's dict when it holds just the fields (issue #38): same keys, same
+    order as the dataclass declares them, and an attribute set on the side never reaches the JSON."""
+    import dataclasses
+    from numatune.model import Change, Compliant, Finding, Write
+    items = [Change(id="a", area="storage", target="t", current="1", desired="2", scope="live", action="x",
+                    writes=[Write(kind="value", path="/p", value="1")]),
+             Finding(id="f", severity="info", message="m"), Compliant("c", "ok", "kernel")]
+    for item in items:
+        names = [f.name for f in dataclasses.fields(item)]
+        assert list(item.to_json()) == names
+        item.extra = "set on the side"
+        data = item.to_json()
+        assert list(data) == names and "extra" not in data
+        data[names[0]] = "changed"
+        assert getattr(item, names[0]) != "changed"

@@ -73,6 +73,21 @@ def test_policy_show_is_the_merged_policy_with_where_each_key_came_from(cli, tmp
         where["transparent_hugepage"]
 
 
+def test_policy_show_takes_policy_as_every_other_command_does(cli, tmp_path):
+    """`policy show --policy F` is `policy show F` (every other command takes --policy); both stack in the
+    order given, the positional files first."""
+    from conftest import write
+    site = write(tmp_path, "site.toml", '[policy]\nname = "site"\nextends = ["oracle-numa"]\n'
+                                        '[sysctl]\n"vm.swappiness" = 10\n')
+    more = write(tmp_path, "more.toml", '[policy]\nname = "more"\n[sysctl]\n"vm.swappiness" = 20\n')
+    positional = cli("policy", "show", site)
+    assert positional[0] == 0
+    assert cli("policy", "show", "--policy", site) == positional
+    status, out, _ = cli("policy", "show", site, "--policy", more)
+    assert status == 0 and '"vm.swappiness" = 20' in out
+    assert cli("policy", "show", "--policy", site, "--policy", more)[1] == out
+
+
 def test_completion_offers_transaction_ids_from_the_roots_journal(tmp_path):
     import shutil
     import subprocess

@@ -154,3 +154,45 @@ def test_dialog_and_result_counts_agree(tmp_path):
             assert restart and "%d change(s) take effect after a restart:" % len(restart) in log
             assert restart[0].target[:40] in log
     run(go())
+
+
+def test_a_deselected_change_leaves_no_advice_in_the_result(tmp_path):
+    """The multipath.conf change deselected: the result says nothing of `multipathd reconfigure` (the
+    finding that tells to run it after apply follows that change); selected, it does."""
+    import shutil
+    from conftest import REPO
+    case = REPO / "tests" / "cases" / "storage" / "san-multipath"
+
+    def result(deselect, root):
+        shutil.copytree(case / "root", root, symlinks=True)
+        app = make_app(root, case / "policy.toml")
+        out = {}
+
+        async def go():
+            async with app.run_test(size=(120, 40)) as pilot:
+                await settle(app, pilot)
+                assert any(f.id == "block.multipath-reconfigure" for f in app.plan.findings)
+                app.deselected.update(c.id for c in app.plan.changes if c.id in deselect)
+                await pilot.press("a")
+                await pilot.pause()
+                await pilot.press("y")
+                await settle(app, pilot)
+                assert app.screen.outcome == "applied"
+                out["log"] = "\n".join(str(line.text) for line in app.screen.query_one("#apply-log").lines)
+        run(go())
+        return out["log"]
+
+    left_out = result({"block.multipath"}, tmp_path / "a")
+    assert "multipathd reconfigure" not in left_out and "multipath.conf" not in left_out, left_out
+    # Made, the change is named as waiting for its restart (the reconfigure).
+    assert "/etc/multipath.conf: numatune section" in result(set(), tmp_path / "b")
+
+
+def test_advice_that_follows_a_change_stands_only_with_it():
+    from numatune.model import Change, Finding, after_apply
+    advice = Finding(id="x.reconfigure", severity="info", message="after apply, run x", follows="x.conf")
+    other = Finding(id="x.other", severity="warning", message="a finding of the host")
+    made = Change(id="x.conf", area="storage", target="/etc/x.conf", current="a", desired="b", scope="persistent",
+                  action="edit")
+    assert after_apply([advice, other], [made]) == [advice, other]
+    assert after_apply([advice, other], []) == [other]

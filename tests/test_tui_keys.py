@@ -162,3 +162,15 @@ def test_the_dialog_lists_at_most_its_limit_then_and_n_more(tmp_path):
     plan = fake_plan(LISTED + 25)
     text = confirm_text(plan.changes).plain
     assert "... and 25 more" in text and text.count("kernel.fake_knob_") == LISTED
+
+
+def test_the_docs_key_table_lists_every_key():
+    """docs/commands.md's key table names every key of the review screens (keys.KEYS), as `?` lists them."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
+    table = text[text.index("| key | does |"):]
+    table = table[:table.index("\n\n")]
+    documented = {k.lower() for row in table.splitlines()[2:] for k in re.findall(r"`([^`]+)`", row.split("|")[1])}
+    missing = sorted({keys.SHOWN.get(key, key) for _, key, *_ in keys.KEYS} - documented)
+    assert not missing, "keys the docs' table lacks: %s" % ", ".join(missing)

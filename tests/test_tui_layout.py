@@ -54,7 +54,7 @@ def test_plan_columns_use_the_tables_width(tmp_path, size):
             await settle(app, pilot)
             table = app.screen.query_one("#plan", DataTable)
             widths = [c.width for c in table.ordered_columns]
-            assert tuple(widths) == rows.column_widths(_room(table))
+            assert tuple(widths) == rows.column_widths(_room(table), wanted=table.wanted)
             used = sum(c.get_render_width(table) for c in table.ordered_columns)
             assert used == max(_room(table), used)  # nothing left over, nothing past the edge but the least
             assert table.region.right <= size[0]
@@ -84,7 +84,7 @@ def test_columns_follow_a_resize(tmp_path):
             await settle(app, pilot)
             wide = [c.width for c in table.ordered_columns]
             assert wide[2] > narrow[2] and wide[3] > narrow[3]
-            assert tuple(wide) == rows.column_widths(_room(table))
+            assert tuple(wide) == rows.column_widths(_room(table), wanted=table.wanted)
             assert app.screen.current_row().item.id == cursor  # the cursor stays on its change
             await pilot.resize_terminal(80, 24)
             await settle(app, pilot)
@@ -125,4 +125,30 @@ def test_the_search_bar_takes_no_width_from_the_table(tmp_path):
             assert table.size.width == 80
             used = sum(c.get_render_width(table) for c in table.ordered_columns)
             assert used <= _room(table)
+    run(go())
+
+
+UDEV = "/etc/udev/rules.d/90-numatune.rules: Oracle data LUNs"   # 53 characters
+
+
+@pytest.mark.parametrize("size", [(160, 50), (220, 60)], ids=["160x50", "220x60"])
+def test_a_wide_terminal_shows_targets_whole_before_it_widens_the_details(tmp_path, size):
+    """At 160 columns the table took 65% and cut a 53-character target while the details pane was 56
+    wide: a wide table now grows to hold its longest target, leaving the details at least
+    rows.DETAILS_LEAST columns."""
+    plan = _plan()
+    plan.changes.insert(0, Change(
+        id="block.udev:sdb", area=plan.changes[0].area, target=UDEV, current=None, desired='ACTION=="add"',
+        scope="persistent", action="write", why="a udev rule", writes=[]))
+    app = make_app(tmp_path, plan_source=lambda: (plan, {}))
+
+    async def go():
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#plan", DataTable)
+            cell = table.get_cell_at((1, 2))
+            assert cell.plain == UDEV, cell.plain
+            details = app.screen.query_one("#details-pane")
+            assert details.size.width + 1 >= rows.DETAILS_LEAST   # its border is the +1
+            assert table.region.right <= details.region.x
     run(go())

@@ -86,3 +86,26 @@ def test_file_diff_is_the_engines_diff_of_the_change(tmp_path):
     assert "-vm.swappiness = 60" in lines and "+vm.swappiness = 10" in lines
     assert (tmp_path / "etc/sysctl.d/90-numatune.conf").read_text().endswith("= 60\n")
     assert "\n".join(lines) + "\n" == engine.diff_text(Root(str(tmp_path)), [change])
+
+
+def test_a_wrapped_diff_line_breaks_between_words_and_its_continuations_say_so():
+    """The diff pane wraps a long line at a space or after a comma, never inside a word, and each
+    continuation starts with its line's +/- and the continuation mark, so it does not read as a line of
+    its own."""
+    from numatune_tui.details import CONTINUED, diff_rows
+    line = "+net.ipv4.ip_local_reserved_ports = " + ",".join("%d-%d" % (p, p + 9) for p in range(20000, 20300, 20))
+    context = " # Oracle's preinstall package sets these values for the database listener and its clients"
+    for text in (line, context):
+        rows = diff_rows(["@@ -1 +1 @@", text], width=40)[1:]
+        assert len(rows) > 1 and all(len(t) <= 40 for t, _ in rows)
+        marker = text[0]
+        assert rows[0][0].startswith(marker) and not rows[0][0].startswith(marker + CONTINUED)
+        assert all(t.startswith(marker + CONTINUED) for t, _ in rows[1:])
+        pieces = [rows[0][0][1:]] + [t[1 + len(CONTINUED):] for t, _ in rows[1:]]
+        # Nothing lost but the spaces at the breaks, and every break falls at a space or after a comma.
+        body, at = text[1:], 0
+        for piece in pieces:
+            at = body.index(piece, at) + len(piece)
+            assert at == len(body) or body[at - 1] == "," or body[at] == " ", (piece, pieces)
+        assert "".join(pieces).replace(" ", "") == body.replace(" ", "")
+    assert {style for _, style in diff_rows([line], width=40)} == {"green"}

@@ -1,7 +1,7 @@
 """The review screen's text in a real terminal (tmux) at 80x24 and 120x40
 (issue #23): transaction ids are never cut, a sysctl.d row names its key, a
 value keeps both its ends, the diff's wrapped lines keep their +/-, the
-README's filter keys work, a pasted hint aims at the same root."""
+documented filter keys work, a pasted hint aims at the same root."""
 import os
 import re
 import sys
@@ -38,8 +38,8 @@ count = 64
 
 
 def _readme_keys():
-    """The README's keys for the plan's filters: (area, severity, high risk, search)."""
-    row = next(line for line in (REPO / "README.md").read_text().splitlines() if "only high risk" in line)
+    """The documented keys for the plan's filters: (area, severity, high risk, search)."""
+    row = next(line for line in (REPO / "docs" / "commands.md").read_text().splitlines() if "only high risk" in line)
     return re.findall(r"`([^`]+)`", row.split("|")[1])
 
 
@@ -129,7 +129,7 @@ def test_review_text_in_a_real_terminal(text_root, tmp_path, size):
         term.keys("Escape")
         time.sleep(0.5)    # a lone Escape, not an Alt prefix for the next key
         term.wait_for("area all")
-        # The README's high-risk key is the app's.
+        # The documented high-risk key is the app's.
         area, severity, risk, search = _readme_keys()
         term.keys(risk)
         term.wait_for("high risk only")

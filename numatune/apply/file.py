@@ -2,13 +2,24 @@
 grubenv, /etc/default/grub. Writes are atomic (temp file, fsync, rename) so a
 crash leaves either the old or the new file; the journal keeps the old bytes,
 mode and owner so revert puts back exactly what was there."""
-import base64
 import errno
-import hashlib
 import os
 import stat
 
 from numatune.families.registry import EDITORS
+
+
+def _digest(data):
+    """(sha256, base64) of a file's bytes, as the journal keeps them. hashlib (OpenSSL) and base64
+    load here, on the write path: a plan or check imports this module without writing a file."""
+    import base64
+    import hashlib
+    return hashlib.sha256(data).hexdigest(), base64.b64encode(data).decode()
+
+
+def _bytes(text):
+    import base64
+    return base64.b64decode(text)
 
 
 def _state(root, path):
@@ -27,8 +38,9 @@ def _read_state(root, path):
     data = root.read_bytes(path)
     if data is None:
         return {"exists": False}, None
+    sha256, text = _digest(data)
     return {"exists": True, "mode": stat.S_IMODE(st.st_mode), "uid": st.st_uid, "gid": st.st_gid,
-            "sha256": hashlib.sha256(data).hexdigest(), "data": base64.b64encode(data).decode()}, data
+            "sha256": sha256, "data": text}, data
 
 
 def _summary(state):
@@ -87,7 +99,8 @@ class Edits:
     def op(self):
         after = {"exists": self.new is not None}
         if self.new is not None:
-            after.update(sha256=hashlib.sha256(self.new).hexdigest(), data=base64.b64encode(self.new).decode())
+            sha256, text = _digest(self.new)
+            after.update(sha256=sha256, data=text)
         op = {"kind": "file", "path": self.path, "editor": self.edits[0]["editor"] if self.edits else self.editor,
               "before": self.before, "after": after, "created_dirs": list(self.created_dirs),
               "unchanged": self.old == self.new}
@@ -134,7 +147,7 @@ def perform(root, op):
             os.unlink(root.join(op["path"], follow=False))
         return
     mode = before.get("mode", 0o644)
-    _atomic_write(root, op["path"], base64.b64decode(after["data"]), mode,
+    _atomic_write(root, op["path"], _bytes(after["data"]), mode,
                   before.get("uid"), before.get("gid"))
 
 
@@ -153,7 +166,7 @@ def current_matches(root, op, side):
 def restore(root, op):
     before = op["before"]
     if before["exists"]:
-        _atomic_write(root, op["path"], base64.b64decode(before["data"]), before["mode"],
+        _atomic_write(root, op["path"], _bytes(before["data"]), before["mode"],
                       before["uid"], before["gid"])
     elif root.exists(op["path"]) or root.islink(op["path"]):
         os.unlink(root.join(op["path"], follow=False))

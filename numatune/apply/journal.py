@@ -289,6 +289,38 @@ def load(root, txid):
     return Transaction(txid, records, problems)
 
 
+def shared_whys(changes):
+    """(changes, whys) for a begin record: each distinct ``why`` once in
+    ``whys``, a change naming its text by index (``why_at``). One storage rule
+    over 5,120 devices gave 5,120 copies of one text, a fifth of a giant
+    host's begin record (issue #38). Journals without ``whys`` keep the text
+    in each change; readers take both (``with_whys``)."""
+    whys, at, out = [], {}, []
+    for change in changes:
+        why = change.get("why")
+        if isinstance(why, str):
+            i = at.get(why)
+            if i is None:
+                i = at[why] = len(whys)
+                whys.append(why)
+            change = {("why_at" if k == "why" else k): (i if k == "why" else v) for k, v in change.items()}
+        out.append(change)
+    return out, whys
+
+
+def with_whys(changes, whys):
+    """The begin record's changes with each ``why`` text in place (see shared_whys)."""
+    if not isinstance(whys, list):
+        return changes
+    out = []
+    for change in changes:
+        i = change.get("why_at")
+        if type(i) is int and 0 <= i < len(whys) and "why" not in change:
+            change = {("why" if k == "why_at" else k): (whys[i] if k == "why_at" else v) for k, v in change.items()}
+        out.append(change)
+    return out
+
+
 class Transaction:
     """What a journal says happened."""
 
@@ -376,7 +408,8 @@ class Transaction:
     @property
     def changes(self):
         changes = self.begin.get("changes")
-        return [c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else []
+        return with_whys([c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else [],
+                         self.begin.get("whys"))
 
     def pending_undo(self):
         """Intents not yet undone, newest first."""

@@ -6,7 +6,8 @@ fails, ``check`` has its Nagios status before it prints, and an apply has
 committed. So a failing write (ENOSPC, EIO, a closed pipe) is remembered and
 the rest of the output dropped; the command finishes and its exit status is
 what it did. ``main`` then says it in one line on the stream that still works
-(stderr when stdout failed; nothing when both did).
+(stderr when stdout failed; nothing when both did, nor for a reader that
+closed its pipe, as ``| head`` does).
 """
 import os
 

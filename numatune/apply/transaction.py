@@ -14,7 +14,7 @@ from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply import audit
-from numatune.apply.journal import Journal, list_transactions, new_txid
+from numatune.apply.journal import Journal, list_transactions, new_txid, shared_whys
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -39,10 +39,11 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     txid = txid or new_txid()
     held = HeldInterrupt().__enter__()
     try:
+        planned, whys = shared_whys([c.to_json() for c in changes])
         journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
                                              "root": root.path, "policy": policy or {},
                                              "audit": audit.record(root, command, policy),
-                                             "changes": [c.to_json() for c in changes]},
+                                             "changes": planned, "whys": whys},
                                             _journal_estimate(root, changes))
     except BaseException:
         held.__exit__()

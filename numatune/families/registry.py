@@ -24,22 +24,16 @@ import on first use. ``for_policy(data)`` is the set a plan needs: the same
 plan as with every family, since the others read and yield nothing for it.
 """
 import importlib
+from collections import namedtuple
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple, Tuple
 
-from numatune.family import problems
+from numatune import AREAS
 
-
-class Declared(NamedTuple):
-    name: str
-    areas: Tuple[str, ...]
-    tables: Tuple[str, ...] = ()
-    runs_for: Tuple[str, ...] = ()
-    always: bool = False
-    present_if: Tuple[str, ...] = ()
-    needs: Tuple[str, ...] = ()
-    editors: Tuple[str, ...] = ()
-    write_kinds: Tuple[str, ...] = ()
+# A plain namedtuple, not typing.NamedTuple, and numatune.family imported only by load():
+# the parser reads this table for `--only`'s help, and `--help` should not import
+# typing, dataclasses and inspect to print it.
+Declared = namedtuple("Declared", "name areas tables runs_for always present_if needs editors write_kinds",
+                      defaults=((), (), False, (), (), (), ()))
 
 
 BOOT_EDITORS = tuple("boot." + k for k in ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "grub_conf"))
@@ -99,6 +93,7 @@ def load(name):
         # A table, editor or kind missing here would be planned or undone without its family: refuse at once.
         assert family.name == name and not undeclared, "registry: declare %s's %s" % (name, undeclared)
         # Alone, a record cannot see the families it names in resolve_after: all_families() checks those.
+        from numatune.family import problems
         said = [p for p in problems([family]) if "resolve_after" not in p]
         assert not said, said
         _loaded[name] = family
@@ -109,6 +104,7 @@ def all_families():
     """Every family, in plan order (imports them all)."""
     out = tuple(load(d.name) for d in DECLARED)
     if _checked != [DECLARED]:
+        from numatune.family import problems
         assert not problems(out), problems(out)
         _checked[:] = [DECLARED]
     return out
@@ -148,7 +144,6 @@ def selectors():
     """What `--only`/`--skip` take: every area a family's rules carry (in plan
     order), then each family's name (selects all of that family's rules).
     From the declared table: the parser imports no family."""
-    from numatune.model import AREAS
     carried = {a for d in DECLARED for a in d.areas}
     out = [a for a in AREAS if a in carried]
     return tuple(out + [d.name for d in DECLARED if d.name not in out])

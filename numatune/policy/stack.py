@@ -120,7 +120,7 @@ def load(refs, root=None, cwd=None):
     data = {}
     for ref in refs:
         path = resolve_ref(ref, cwd or os.getcwd(), shipped_dir())
-        data = merge(data, _load_chain(path, spec, texts, order, ()), spec)
+        data = merge(data, _load_chain(path, spec, texts, order, (), data), spec)
     data.setdefault("policy", {})
     data["policy"].pop("extends", None)
     from numatune.policy.waiver import normalize
@@ -146,14 +146,17 @@ def from_data(data, label):
     return policy
 
 
-def _load_chain(path, spec, texts, order, stack):
+def _load_chain(path, spec, texts, order, stack, before):
+    """The merged data of ``path`` and what it extends. ``before``: what the files loaded earlier merged
+    to, so that an error names an entry of an array of tables by its place in the merged policy
+    (``block[1]``), as the plan and check do."""
     if path in stack:
         chain = " -> ".join(list(stack) + [path])
         raise PolicyError("%s: extends itself: %s" % (path, chain), "remove the cycle from 'extends'")
     own, text = parse_file(path)
     try:
         bounds.check(own)     # first: a list past its bound is not validated item by item
-        spec.validate(own, "")
+        spec.validate({"policy": own["policy"]} if "policy" in own else {}, "")   # extends, before it is used
     except SchemaError as e:
         raise schema_error(path, text, e)
     texts[path] = text
@@ -167,9 +170,29 @@ def _load_chain(path, spec, texts, order, stack):
         if not os.path.isfile(parent):
             raise PolicyError("%s: policy.extends: %s: no such policy file" % (where, parent),
                               "paths are relative to the file that names them")
-        merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,)), spec)
+        merged = merge(merged, _load_chain(parent, spec, texts, order, stack + (path,), merge(before, merged, spec)),
+                       spec)
+    try:
+        # The entries merged before this file's come first: they were valid in their own files, so the
+        # first problem is this file's, numbered as the merged policy numbers it.
+        spec.validate(_after(merge(before, merged, spec), own), "")
+    except SchemaError as e:
+        raise schema_error(path, text, e)
     order.append(path)
     return merge(merged, own, spec)
+
+
+def _after(earlier, own):
+    """``own`` with each array of tables preceded by the entries ``earlier`` holds for it (as merge adds them)."""
+    out = dict(own)
+    for key, value in own.items():
+        old = earlier.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            out[key] = _after(old, value)
+        elif (isinstance(old, list) and isinstance(value, list) and value
+              and all(isinstance(v, dict) for v in value + old)):
+            out[key] = old + value
+    return out
 
 
 def _cross_check(policy):

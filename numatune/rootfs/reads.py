@@ -21,7 +21,7 @@ import fnmatch
 import os
 import posixpath
 import stat
-import threading
+import _thread
 from collections import OrderedDict
 
 from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
@@ -52,7 +52,7 @@ class Reads:
         # host directory -> [descriptor, its real host path or None, owning key], least recently used first
         self._dirs = OrderedDict()
         self._links = {}    # host directory -> the one it is (a link on the way resolved)
-        self._dirs_lock = threading.Lock()
+        self._dirs_lock = _thread.allocate_lock()  # threading itself: a start-up cost for one lock
         # On the live root the kernel's own links are followed as they are (an attribute: read per file).
         self._nofollow = 0 if self.is_live else os.O_NOFOLLOW
 

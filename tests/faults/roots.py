@@ -27,7 +27,7 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
 
 import fakehost  # noqa: E402
-from conftest import CAPTURES, _unpack, write  # noqa: E402
+from conftest import CAPTURES, _unpack, install_numatune, write  # noqa: E402
 
 SUPERDOME = "32amd64-4s2n4c-cgroup2"
 
@@ -50,6 +50,7 @@ def _superdome(work):
     os.makedirs(root / "etc/default", exist_ok=True)
     shutil.copy(boot / "etc/default/grub", root / "etc/default/grub")
     shutil.rmtree(boot)
+    install_numatune(root)      # as the RPM installs it: the governor's boot replay can be kept
     return root, "superdome-oracle", ()
 
 

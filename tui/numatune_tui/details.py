@@ -11,6 +11,8 @@ from numatune.report.grouped import ARROW
 from .rows import SEVERITY_SHORT, STYLE, value_text
 
 MAX_DIFF_LINES = 60
+# Starts each continuation of a wrapped diff line, after its +/-: not a line of its own.
+CONTINUED = "↪ "
 
 
 def file_diff(root, change):
@@ -32,21 +34,40 @@ def _section(text, title):
 
 def diff_rows(lines, width=None):
     """(text, style) per screen line: a diff line longer than ``width`` goes
-    on over several lines, each starting with its line's ``+``/``-``/`` ``,
-    so a wrapped continuation never reads as context (the pane would wrap it
-    at column 0)."""
+    on over several lines, broken at a space or after a comma (a word is cut
+    only when it alone is wider than the pane), each continuation starting
+    with its line's ``+``/``-``/`` `` and CONTINUED, so it reads neither as
+    context nor as a line of its own."""
     out = []
     for line in lines:
         header = line.startswith(("+++", "---", "@@"))
         style = ("cyan" if line.startswith("@@") else "" if header else
                  "green" if line.startswith("+") else "red" if line.startswith("-") else "")
         marker = "" if header or line[:1] not in ("+", "-", " ") else line[:1]
-        body = line[len(marker):]
-        room = (width or 0) - len(marker)
+        room = (width or 0) - len(marker) - len(CONTINUED)
         if width is None or room < 8 or len(line) <= width:
             out.append((line, style))
             continue
-        out += [(marker + body[i:i + room], style) for i in range(0, len(body), room)]
+        pieces = _pieces(line[len(marker):], room + len(CONTINUED), room)
+        out.append((marker + pieces[0], style))
+        out += [(marker + CONTINUED + piece, style) for piece in pieces[1:]]
+    return out
+
+
+def _pieces(text, first, rest):
+    """``text`` in pieces of at most ``first``, then ``rest`` cells, each ending
+    before a space or after a comma where one falls in its second half."""
+    out = []
+    while text:
+        room = rest if out else first
+        if len(text) <= room:
+            out.append(text)
+            break
+        cut = max(text.rfind(" ", 0, room + 1), text.rfind(",", 0, room) + 1)
+        if cut <= room // 2:
+            cut = room          # one word wider than the pane: cut it
+        out.append(text[:cut].rstrip(" ") or text[:room])
+        text = text[cut:].lstrip(" ") if text[:cut].strip() else text[room:]
     return out
 
 

@@ -113,8 +113,20 @@ class PlanScreen(FileCommands, Screen):
             self._first_load = False
         table = self.query_one("#plan", DataTable)
         table.loading = False
+        table.wanted = {rows.TARGET: rows.longest_target(event.plan)}
+        self._fit_table()
         self.refill(cursor=1)
         table.focus()
+
+    def on_resize(self) -> None:
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Beside the details (a wide terminal), the table takes what its targets need (rows.wide_table_width);
+        below them, the stylesheet's width. Its columns follow on its own resize (tables.FittedTable)."""
+        table = self.query_one("#plan", DataTable)
+        wide = self.has_class("-wide") and self.app.plan is not None
+        table.styles.width = rows.wide_table_width(self.size.width, self.app.plan) if wide else None
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:

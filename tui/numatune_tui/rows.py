@@ -25,21 +25,46 @@ STYLE = {"live": "green", "persistent": "blue", "boot": "magenta",
 COLUMNS = (("", 1, 0), ("scope", 10, 0), ("target", 25, 3), ("current%sdesired" % ARROW, 22, 2), ("", 2, 0),
            ("risk", 6, 0))
 CELL_PADDING = 2  # DataTable's cell_padding on both sides of every column
+TARGET = 2        # the target column's index
+# Beside a wide table the details pane keeps this many columns (its border included): its why and
+# policy line read at this width; what a wider terminal adds goes first to the targets.
+DETAILS_LEAST = 48
+SCROLLBAR = 2     # the table keeps its vertical scrollbar's room (tables.FittedTable)
 
 
-def column_widths(room, columns=COLUMNS):
+def column_widths(room, columns=COLUMNS, wanted=None):
     """Each column's width when the table has ``room`` cells across: the
-    least widths, and what is left split by share (never less than the least)."""
+    least widths; what is left goes first to the columns ``wanted`` ({index:
+    width}) until they hold it, the rest split by share (never less than the least)."""
     least = sum(w for _, w, _ in columns) + CELL_PADDING * len(columns)
     spare = max(room - least, 0)
+    widths = [w for _, w, _ in columns]
+    for i, want in sorted((wanted or {}).items()):
+        give = min(max(want - widths[i], 0), spare)
+        widths[i] += give
+        spare -= give
     shares = sum(s for _, _, s in columns) or 1
-    widths = [w + spare * s // shares for _, w, s in columns]
+    widths = [w + spare * s // shares for w, (_, _, s) in zip(widths, columns)]
     # What integer division left over goes to the first growing column.
     rest = spare - sum(spare * s // shares for _, _, s in columns)
     grow = next((i for i, (_, _, s) in enumerate(columns) if s), None)
     if grow is not None:
         widths[grow] += rest
     return tuple(widths)
+
+
+def longest_target(plan):
+    """What the target column needs to show every change's target whole."""
+    return max((len(c.target) for c in plan.changes), default=0)
+
+
+def wide_table_width(screen, plan, share=65):
+    """The plan table's width beside the details pane on a ``screen``-wide
+    terminal: ``share`` percent, more where the longest target needs it, as
+    long as the details keep DETAILS_LEAST; never below the columns' least."""
+    least = sum(w for _, w, _ in COLUMNS) + CELL_PADDING * len(COLUMNS) + SCROLLBAR
+    need = least + max(longest_target(plan) - COLUMNS[TARGET][1], 0)
+    return max(least, min(max(screen * share // 100, need), screen - DETAILS_LEAST))
 
 
 @dataclass

@@ -9,6 +9,7 @@ from .rows import column_widths
 
 class FittedTable(DataTable):
     COLUMNS = ()  # (label, least width, share of what is left)
+    wanted = None  # {column index: width} served before the shares (rows.column_widths)
 
     def on_mount(self) -> None:
         for (label, _, _), width in zip(self.COLUMNS, self.fitted_widths()):
@@ -17,7 +18,7 @@ class FittedTable(DataTable):
     def fitted_widths(self):
         # The vertical scrollbar's room is kept whether or not it shows, so a
         # table that grows past one screen does not shift every column.
-        return column_widths(self.size.width - self.styles.scrollbar_size_vertical, self.COLUMNS)
+        return column_widths(self.size.width - self.styles.scrollbar_size_vertical, self.COLUMNS, self.wanted)
 
     def on_resize(self) -> None:
         widths = self.fitted_widths()

@@ -4,7 +4,6 @@ and future ones; the running value (/proc/cmdline) changes only at reboot.
 Boot arguments also come from other families' keys: THP mode and 1G
 HugePages pools only survive a reboot as boot arguments.
 """
-import shutil
 
 from numatune.errors import BootConfigError
 from numatune.facts import routes
@@ -31,6 +30,11 @@ EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "g
 # on x86 (COMMAND_LINE_SIZE), far fewer than 256 arguments of any use; the
 # bound keeps the journal a few MB at most.
 MAX_ARGS = 256
+
+
+def _which(name):
+    import shutil  # on the live root only: a check under --root does not load it (nor its compressors)
+    return shutil.which(name)
 
 
 def check_policy(data):
@@ -78,7 +82,7 @@ def read(root, data):
         cfg = read_boot_config(root)
     except BootConfigError as e:
         return {"config": None, "error": str(e), "grubby": None}
-    grubby = shutil.which("grubby") if root.is_live else None
+    grubby = _which("grubby") if root.is_live else None
     return {"config": asdict(cfg), "error": None, "grubby": grubby, "has_boot": root.exists("/boot")}
 
 

@@ -18,4 +18,11 @@ FAMILY = Family(name="bootunit", areas=("memory",), policy={}, read=unit.read, d
                     ("/etc/systemd/system/multi-user.target.d", r"^numatune-boot\.conf$", False),
                     ("/usr/lib/systemd/system", r"^numatune-boot\.service$", False),
                     ("/etc/rc.d/init.d", r"^numatune-boot$", False),
+                    # What says whether anything runs it at boot (bootunit.runner): the command, its links.
+                    ("/etc/systemd/system/multi-user.target.wants", r"^numatune-boot\.service$", False),
+                    ("/etc/rc.d/rc3.d", r"^S[0-9]+numatune-boot$", False),
+                    ("/etc/rc.d/rc5.d", r"^S[0-9]+numatune-boot$", False),
+                    ("/etc", r"^inittab$", False),
+                    ("/usr/bin", r"^numatune$", False),
+                    ("/usr/local/bin", r"^numatune$", False),
                 )))

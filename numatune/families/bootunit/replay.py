@@ -12,7 +12,7 @@ back, so a reverted apply is not redone."""
 import json
 
 from numatune.facts import bootfile
-from numatune.families.bootunit.unit import NAME, UNIT, install, mechanism, no_runner
+from numatune.families.bootunit.unit import NAME, install, mechanism, no_runner, not_kept, problem, runner_name
 from numatune.model import Change, Compliant, Write
 
 
@@ -28,7 +28,7 @@ def kept_by(facts, family, keys, policy):
     mine = facts[NAME]
     entry = mine["replay"].get(family)
     if not keys or entry is None or entry["keys"] != sorted(set(keys)) or entry["policy"] != _normal(policy) \
-            or install(mine, replay=True):
+            or problem(mine) or install(mine):
         return ""
     return mechanism(mine, bootfile.REPLAY_PATH)
 
@@ -44,11 +44,16 @@ def keep(facts, family, keys, policy, change_id, area, rule="", why=""):
     keys = sorted(set(keys))
     if not keys:
         if entry is not None:
-            yield Change(id=change_id, area=area, target="live settings %s redoes at boot" % UNIT,
+            yield Change(id=change_id, area=area, target="live settings %s redoes at boot" % runner_name(mine),
                          current=", ".join(entry["keys"]), desired="none", scope="persistent", rule=rule, why=why,
                          action="remove %s's entry from %s" % (family, bootfile.REPLAY_PATH),
                          writes=[Write(kind="file", path=bootfile.REPLAY_PATH, editor="boot_replay",
                                        args={"family": family, "keys": [], "policy": {}})])
+        return
+    if problem(mine):
+        yield not_kept(mine, change_id, "live settings %s redoes at boot" % runner_name(mine), ", ".join(keys),
+                       area, rule)
+        yield from no_runner(mine, area)
         return
     by = kept_by(facts, family, keys, policy)
     if by:
@@ -59,10 +64,9 @@ def keep(facts, family, keys, policy, change_id, area, rule="", why=""):
         if entry is None or entry["keys"] != keys or entry["policy"] != policy:
             writes.append(Write(kind="file", path=bootfile.REPLAY_PATH, editor="boot_replay",
                                 args={"family": family, "keys": keys, "policy": policy}))
-        writes += install(mine, replay=True)
-        yield Change(id=change_id, area=area, target="live settings %s redoes at boot" % UNIT,
+        writes += install(mine)
+        yield Change(id=change_id, area=area, target="live settings %s redoes at boot" % runner_name(mine),
                      current=", ".join(entry["keys"]) if entry else None, desired=", ".join(keys),
                      scope="persistent", rule=rule, why=why,
                      action="keep the policy and these keys in %s: %s plans them again at boot on that boot's "
-                            "facts" % (bootfile.REPLAY_PATH, UNIT), writes=writes)
-    yield from no_runner(mine, area, rule, bootfile.REPLAY_PATH)
+                            "facts" % (bootfile.REPLAY_PATH, runner_name(mine)), writes=writes)

@@ -6,12 +6,14 @@ unit (``multi-user.target.d/numatune-boot.conf``), so apply journals and
 reverts it byte for byte like any other file, with no symlink to manage.
 The RPM ships the same unit in /usr/lib/systemd/system and a SysV script
 for RHEL/OL 6 (chkconfig) in /etc/rc.d/init.d; apply writes the unit into
-/etc/systemd/system only where neither is installed (a pip install).
+/etc/systemd/system only where neither is installed (a pip install),
+naming the root's own system command (numatune.families.bootunit.runner),
+and nothing at all where the root has none: a route that could not run is
+never enabled, and what needs it is reported as not kept at boot.
 """
-import os
-import sys
-
 from numatune.facts import bootfile
+from numatune.facts.kernel import read_distro
+from numatune.families.bootunit import runner
 from numatune.model import Change, Compliant, Finding, Write
 
 NAME = "bootunit"
@@ -32,7 +34,11 @@ Documentation=man:numatune(8)
 DefaultDependencies=no
 After=local-fs.target systemd-sysctl.service systemd-modules-load.service
 After=systemd-udev-trigger.service systemd-udev-settle.service
-Before=sysinit.target shutdown.target {oracle}
+# tuned's profile sets some of the same values (the CPU governor): when tuned
+# runs, numatune's values are written after it. Ordering before sysinit.target
+# would make a cycle with tuned.service, a normal service.
+After=tuned.service
+Before=shutdown.target {oracle}
 Conflicts=shutdown.target
 ConditionPathExists=|{conf}
 ConditionPathExists=|{replay}
@@ -57,14 +63,6 @@ def unit_text(exec_path):
     return UNIT_TEXT.format(oracle=ORACLE_UNITS, conf=bootfile.PATH, replay=bootfile.REPLAY_PATH, exec=exec_path)
 
 
-def this_numatune():
-    """The command that runs this numatune: the script beside the running
-    Python (/usr/bin/numatune from the RPM, .venv/bin/numatune), else
-    ``python -m numatune``."""
-    script = os.path.join(os.path.dirname(sys.executable), "numatune")
-    return script if os.path.isfile(script) else "%s -m numatune" % sys.executable
-
-
 def read(root, data):
     text = root.read_text(bootfile.PATH)
     unit = next((d + "/" + UNIT for d in UNIT_DIRS if root.exists(d + "/" + UNIT)), None)
@@ -73,34 +71,69 @@ def read(root, data):
     # RHEL/OL 6 (kernel 2.6.32) boots with SysV init; a capture may hold no /etc/rc.d at all.
     release = root.read_value("/proc/sys/kernel/osrelease") or ""
     sysv = not systemd and (root.isdir("/etc/rc.d/init.d") or release.startswith("2."))
-    # A unit an older apply wrote ran only for boot.conf: its text says whether it runs for the replay file too.
-    own = root.read_text(OWN_UNIT) if unit == OWN_UNIT else None
+    init = "sysv" if sysv else "systemd"
     return {"values": dict(bootfile.parse(text)), "unit": unit, "wants": root.read_text(WANTS),
-            "init": "sysv" if sysv else "systemd", "sysv_script": root.exists(SYSV),
-            "old_unit": own is not None and bootfile.REPLAY_PATH not in own,
+            "init": init, "sysv_script": root.exists(SYSV),
+            "runner": _runner(root, init, unit, release, read_distro(root)),
             "replay": bootfile.parse_replay(root.read_text(bootfile.REPLAY_PATH))}
+
+
+def _runner(root, init, unit, release, distro):
+    """What would run `numatune boot` at the next boot: ``command``, the
+    ``problem`` that stops it (None: it runs) with its ``hint``, and
+    ``write_unit``: the command apply's own unit must name, when that unit is
+    missing or says anything else (an older apply's text, another command)."""
+    out = {"command": None, "problem": None, "hint": runner.INSTALL_HINT, "write_unit": None}
+    if init == "sysv":
+        script, level = root.read_text(SYSV), runner.default_runlevel(root)
+        if script is None:
+            out.update(problem="%s is missing: nothing runs `numatune boot` at boot on this SysV host" % SYSV,
+                       hint="install the numatune RPM (its %post runs `chkconfig --add numatune-boot`)")
+        elif not runner.sysv_linked(root, "numatune-boot", level):
+            out.update(problem="%s does not run at boot: no /etc/rc.d/rc%d.d/S??numatune-boot link (default "
+                               "runlevel %d)" % (SYSV, level, level), hint="run `chkconfig --add numatune-boot`")
+        else:
+            out["command"] = runner.script_command(script)
+            out["problem"] = runner.command_problem(root, out["command"], release, distro) if out["command"] \
+                else "cannot tell which numatune command %s runs" % SYSV
+        return out
+    if unit is not None and unit != OWN_UNIT:
+        # A package's unit: apply leaves it alone; its command must be there.
+        out["command"] = runner.exec_command(root.read_text(unit))
+        out["problem"] = runner.command_problem(root, out["command"], release, distro)
+        return out
+    out["command"], out["problem"] = runner.system_command(root, release, distro)
+    if out["command"] and (unit is None or root.read_text(OWN_UNIT) != unit_text(out["command"])):
+        out["write_unit"] = out["command"]
+    return out
 
 
 def diff(data, facts):
     return ()
 
 
+def runner_name(mine):
+    return "the SysV script numatune-boot" if mine["init"] == "sysv" else UNIT
+
+
 def mechanism(mine, path=bootfile.PATH):
     """How the boot file (or ``path``) is run at boot, for the report: what `check` names."""
-    if mine["init"] == "sysv":
-        return "the SysV script numatune-boot (%s)" % path
-    return "%s (%s)" % (UNIT, path)
+    return "%s (%s)" % (runner_name(mine), path)
 
 
-def install(mine, replay=False):
+def problem(mine):
+    """Why nothing would run `numatune boot` at the next boot, or None."""
+    return (mine.get("runner") or {}).get("problem")
+
+
+def install(mine):
     """The writes that install and enable the unit (none on SysV, where the
-    RPM's script is the runner). ``replay``: it must also run for the replay
-    file, which a unit an older apply wrote does not."""
-    if mine["init"] == "sysv":
+    RPM's script is the runner); only where nothing stops it running."""
+    if mine["init"] == "sysv" or problem(mine):
         return []
     out = []
-    if mine["unit"] is None or (replay and mine.get("old_unit")):
-        out.append(Write(kind="file", path=OWN_UNIT, editor="boot_unit", args={}))
+    if mine["runner"]["write_unit"]:
+        out.append(Write(kind="file", path=OWN_UNIT, editor="boot_unit", args={"command": mine["runner"]["write_unit"]}))
     if mine["wants"] != WANTS_TEXT:
         out.append(Write(kind="file", path=WANTS, editor="boot_wants", args={}))
     return out
@@ -113,6 +146,11 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
     caller's values (a missing SysV script is said once)."""
     mine = facts[NAME]
     have = mine["values"].get(path)
+    if problem(mine):
+        yield not_kept(mine, change_id, "%s at boot" % target, "%s = %s" % (target, value), area, rule)
+        if first:
+            yield from no_runner(mine, area)
+        return
     writes = [] if have == value else [Write(kind="file", path=bootfile.PATH, editor="boot_value",
                                              args={"path": path, "value": value})]
     writes += install(mine)
@@ -121,18 +159,26 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
     else:
         yield Change(id=change_id, area=area, target="%s at boot" % target, current=have, desired=value,
                      scope="persistent", rule=rule, why=why,
-                     action="keep in %s, run at boot by %s" % (bootfile.PATH, UNIT),
+                     action="keep in %s, run at boot by %s" % (bootfile.PATH, runner_name(mine)),
                      writes=writes, drift_severity=drift_severity)
-    if first:
-        yield from no_runner(mine, area, rule)
 
 
-def no_runner(mine, area, rule, path=bootfile.PATH):
-    """A finding when nothing would run `numatune boot` on this SysV host."""
-    if mine["init"] == "sysv" and not mine["sysv_script"]:
-        yield Finding(id="bootunit.no-sysv-script", severity="warning", area=area, target=SYSV, rule=rule,
-                      message="%s is missing: nothing runs %s at boot on this SysV host" % (SYSV, path),
-                      why="install the numatune RPM (its %post runs `chkconfig --add numatune-boot`)")
+def not_kept(mine, change_id, target, what, area, rule):
+    """The finding that stands for a persistent change no boot would run:
+    the value is live only (a warning: the next boot loses it)."""
+    return Finding(id=change_id, severity="warning", area=area, target=target, rule=rule,
+                   message="%s is set live only, not kept at boot: nothing would run `numatune boot` at the next "
+                           "boot (bootunit.no-runner says why)" % what)
+
+
+def no_runner(mine, area):
+    """Why nothing would run `numatune boot` at the next boot, and how to fix
+    it: one finding, however many values needed it (the plan keeps one)."""
+    if problem(mine):
+        target = mine["runner"]["command"] or (SYSV if mine["init"] == "sysv" else UNIT)
+        yield Finding(id="bootunit.no-runner", severity="warning", area=area, target=target,
+                      message="%s: the values numatune keeps for the next boot are live only" % problem(mine),
+                      why=mine["runner"]["hint"])
 
 
 def boot_value(text, path, value):
@@ -143,8 +189,8 @@ def boot_replay(text, family, keys, policy):
     return bootfile.set_replay(text, family, keys, policy)
 
 
-def boot_unit(text):
-    return unit_text(this_numatune())
+def boot_unit(text, command=runner.SYSTEM_DIRS[0] + "/" + runner.COMMAND):
+    return unit_text(command)
 
 
 def boot_wants(text):
@@ -175,6 +221,8 @@ def facts_lines(facts):
     if mine["values"]:
         out.append("  %d value(s) written again at boot from %s" % (len(mine["values"]), bootfile.PATH))
     # The heading names the family; what it keeps goes on indented lines within 80 columns.
+    if problem(mine):
+        out.append("  nothing would run it at the next boot (`numatune plan` says why: bootunit.no-runner)")
     if keys:
         again = "  re-planned at each boot from %s: %s" % (bootfile.REPLAY_PATH, ", ".join(keys))
         out.append(again if len(again) <= 80 else

@@ -1,11 +1,16 @@
 """What `numatune recommend` says per processor group the instances name: a
 NUMA-local [[cpuset]] (its CPUs and memory on the same nodes), sized to the
 SGA of the instances in it. A group that exists and is local is left as it is."""
+from numatune.facts.cpulist import format_cpulist
 from numatune.recommend.entry import CAGING_RAC, Entry, note
 
 
 def _node_of_cpus(topology):
     return {cpu: nid for nid, node in (topology.get("nodes") or {}).items() for cpu in node.get("cpus") or []}
+
+
+def _cpulist(ids):
+    return format_cpulist(int(i) for i in ids)
 
 
 def _sized_nodes(topology, sga):
@@ -42,10 +47,12 @@ def recommend(facts):
                 yield note("cpuset", "Processor group %s (%s): CPUs and memory on node(s) %s already; left as it is."
                            % (name, ", ".join(sids), ",".join(cpu_nodes)))
                 continue
-            question = ("Processor group %s has CPUs on node(s) %s but memory on %s: move its memory to its CPUs' "
-                        "nodes (restart of %s)?" % (name, ",".join(cpu_nodes) or "?", ",".join(mems) or "?",
-                                                    ", ".join(sids)))
-            value = {"name": name, "nodes": [int(n) for n in cpu_nodes]}
+            cpus = _cpulist(have.get("cpus") or [])
+            question = ("Processor group %s has CPUs %s on node(s) %s but memory on %s: move its memory to its "
+                        "CPUs' nodes, keeping its CPUs (restart of %s)?" % (
+                            name, cpus or "?", ",".join(cpu_nodes) or "?", ",".join(mems) or "?", ", ".join(sids)))
+            # Its CPUs as they are: only the memory moves (nodes = [...] would widen it to the nodes' every CPU).
+            value = {"name": name, "cpus": cpus, "mems": _cpulist(int(n) for n in cpu_nodes)}
         else:
             chosen = _sized_nodes(topology, need)
             if chosen is None:

@@ -41,8 +41,8 @@ from numatune.families.sysctl.support import parse_release
 NODE_FORMAT = (5, 16)
 # Bootloader kinds whose entries numatune edits (numatune.families.boot.bootloader).
 EDITABLE = ("bls", "grub2-legacy", "grub-legacy")
-KEEP = ("keep the placement at boot: install numatune's boot script (the RPM's %post runs `chkconfig --add "
-        "numatune-boot`), or boot Linux 5.16 or later with a bootloader numatune edits")
+KEEP = ("keep the placement at boot: install numatune as a system command with its boot unit or SysV script "
+        "(the numatune RPM), or boot Linux 5.16 or later with a bootloader numatune edits")
 PLACE = 'place the pool where the instances are bound (count = "auto" does, or placement = { 7 = ... })'
 
 
@@ -142,8 +142,9 @@ def plan(kb, default_kb, want, topo, normal_memory, release, boot, bootunit):
         out["why"] = "%s; %s pages are allocated at boot only, spread evenly" % (why, size)
         out["args"] = ["hugepagesz=%s" % size, "hugepages=%d" % count]
         return out
-    if (bootunit or {}).get("init") == "sysv" and not (bootunit or {}).get("sysv_script"):
-        out["why"] = "%s, and nothing runs the boot file on this SysV host (no /etc/rc.d/init.d/numatune-boot)" % why
+    stop = ((bootunit or {}).get("runner") or {}).get("problem")
+    if stop:
+        out["why"] = "%s, and nothing would run the boot file at boot (%s)" % (why, stop)
         return out
     out.update(route="bootfile", at_boot={n: want[n] for n in want}, why=why)
     return out

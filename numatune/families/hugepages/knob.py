@@ -29,6 +29,9 @@ POLICY = {
         # Lowering a pool below what the Oracle instances need is refused
         # unless this says the admin knows (numatune.families.hugepages.guard).
         "allow_shrink": Scalar(bool),
+        # A node whose pool is already larger than planned keeps it: the pages may be an instance's that
+        # is down (numatune recommend writes this; lowering is the admin's decision).
+        "keep_larger": Scalar(bool),
         "why": WHY,
     }),
 }
@@ -112,6 +115,12 @@ def resolve(data, facts):
     else:
         want = {"total": hp["count"]}
         current = {"total": topo["hugepages"].get(str(kb), {}).get("nr", 0) or 0}
+    if hp.get("keep_larger"):
+        out["kept"] = {nid: (current[nid], pages) for nid, pages in want.items() if current.get(nid, 0) > pages}
+        want = {nid: max(pages, current.get(nid, 0)) for nid, pages in want.items()}
+        # Nodes the placement leaves alone keep what they have, and count in the total.
+        hp = dict(hp, count=sum(want.values()) + sum(v for nid, v in current.items() if nid not in want))
+        out["policy"] = hp
     out["want"] = want
     need = needs(data, facts, kb)
     if not hp.get("allow_shrink"):
@@ -134,6 +143,10 @@ def resolve(data, facts):
     if out["refused"]:
         out["policy"] = {}
     return out
+
+
+def _order(nid):
+    return (0, int(nid)) if nid.isdigit() else (1, 0)
 
 
 def _refuse(out, finding):
@@ -164,10 +177,19 @@ def diff(data, facts):
         sized = [s for s in auto["instances"] if s["pages"]]
         yield Finding(id="hugepages.auto", severity="info", area="memory", target="hugepages-%dkB" % auto["kb"],
                       rule="hugepages.count",
-                      message='count = "auto": %d x %dkB pages (a %d%% margin%s, never below the pages in use): %s'
-                              % (hp["count"], auto["kb"], auto["margin_pct"],
+                      message='count = "auto": %d x %dkB pages (a %d%% margin%s, never below the pages in use%s): %s'
+                              % (auto["count"], auto["kb"], auto["margin_pct"],
                                  ", plus %d in use by others" % auto["others"] if auto.get("others") else "",
+                                 "; %d with the larger pools kept" % hp["count"] if mine.get("kept") else "",
                                  who(sized) or "no SGA on HugePages"))
+    if mine.get("kept"):
+        kept = mine["kept"]
+        yield Finding(id="hugepages.kept", severity="info", area="memory", target="hugepages-%dkB" % mine["kb"],
+                      rule="hugepages.keep_larger",
+                      message="keep_larger: these pools stay larger than planned: %s" % ", ".join(
+                          "node %s %d (%d planned)" % (n, kept[n][0], kept[n][1]) for n in sorted(kept, key=_order)),
+                      why="a pool no running instance uses may be an instance's that is down; set "
+                          "keep_larger = false to lower it to the plan")
     why = hp.get("why", "")
     kb = size_kb(data)
     count = hp["count"]

@@ -2,12 +2,13 @@
 (a cpuset, processor_group_name, 12.1+) whose CPUs and memory sit on
 different nodes, caging (cpu_count) inside a group, an SGA that cannot fit
 its group's nodes, and a mems change Oracle does not follow. Pure."""
+from numatune.facts.cpulist import CpulistError, parse_cpulist
 from numatune.model import Finding
 from numatune.families.oracle import pool, values
 
 # The In-Memory on RAC with NUMA paper (000_bee41b021388c063.txt): a session
 # whose SGA is on the farthest node did 2.15x fewer logical reads per second.
-REMOTE_COST = "2.15x fewer logical reads, 000_bee41b021388c063.txt"
+REMOTE_COST = "2.15x fewer logical reads than local, 000_bee41b021388c063.txt"
 
 
 def _f(id, severity, message, target, why="", refuses=()):
@@ -71,7 +72,7 @@ def _not_local(sid, name, cs, cpu_nodes, mems, topo, inst):
     return _f("oracle.cpuset-not-local:" + sid, "warning",
               "cpuset %r of %s (%s) has CPUs on node(s) %s but memory on node(s) %s%s: %s%s"
               % (name, sid, where, _nodes(cpu_nodes), _nodes(mems), dist,
-                 "every SGA and PGA access is remote, the papers' remote case (%s than local)" % REMOTE_COST
+                 "every SGA and PGA access is remote, the papers' remote case (%s)" % REMOTE_COST
                  if remote_all else "not NUMA-local", _alert_line(inst)), sid,
               "give the cpuset the CPUs and the memory of the same nodes")
 
@@ -135,6 +136,7 @@ def _migrate(data, facts, groups):
     move a running instance's SGA (Oracle resets it on its group), so the
     instance must restart."""
     host = facts["oracle"]["cpusets"]
+    moving = set()
     for spec in data.get("cpuset", []) or []:
         name = spec.get("name") if isinstance(spec, dict) else None
         if name not in groups or name not in host:
@@ -143,9 +145,45 @@ def _migrate(data, facts, groups):
         old = {str(m) for m in host[name]["mems"]}
         if new == old:
             continue
+        moving.add(name)
         for sid, _ in groups[name]["sids"]:
             yield _f("oracle.mems-restart:%s:%s" % (name, sid), "warning",
                      "processor group %r moves its memory from node(s) %s to %s: restart %s so its SGA is "
                      "allocated there%s" % (name, _nodes(old), _nodes(new), sid,
                                             " (memory_migrate = true does not move it: Oracle resets it)"
                                             if spec.get("memory_migrate") else ""), sid)
+    yield from started_elsewhere(facts, groups, moving)
+
+
+def _started_on(inst):
+    """The nodes the alert log's last startup says the instance's processor group had, or None."""
+    group = ((inst or {}).get("evidence") or {}).get("processor_group") or {}
+    try:
+        return group.get("name"), {str(n) for n in parse_cpulist(",".join((group.get("nodes") or "").split()))}
+    except CpulistError:
+        return None
+
+
+def started_elsewhere(facts, groups, moving):
+    """An instance whose group's memory is already where the policy wants it while its last startup (the
+    alert log) allocated the SGA elsewhere: a move applied earlier waits for its restart. Pending until the
+    alert log shows a startup on the group's nodes, as a parameter change does (oracle.restart)."""
+    by_sid = {i["sid"]: i for i in facts["oracle"]["instances"]}
+    for name, g in sorted(groups.items()):
+        if name in moving:
+            continue    # the plan moves it now: oracle.mems-restart says the restart
+        mems = {str(m) for m in g["cs"]["mems"]}
+        for sid, _ in g["sids"]:
+            inst = by_sid.get(sid) or {}
+            ran = _started_on(inst)
+            if inst.get("sga_nodes") or not ran or ran[0] != name or not ran[1] or not mems or ran[1] == mems:
+                continue
+            f = _f("oracle.mems-restart-pending:%s:%s" % (name, sid), "warning",
+                   "processor group %r has its memory on node(s) %s, but %s's last startup%s allocated its SGA on "
+                   "node(s) %s: restart %s so its SGA is allocated there" % (
+                       name, _nodes(mems), sid, " (%s)" % inst["evidence"]["started"]
+                       if inst["evidence"].get("started") else "", _nodes(ran[1]), sid), sid,
+                   "restart %s in its maintenance window; `numatune check` says this until the alert log shows a "
+                   "startup on node(s) %s" % (sid, _nodes(mems)))
+            f.pending = True
+            yield f

@@ -109,8 +109,9 @@ def _caging(instances):
                           "resource_manager_plan %s)." % (inst["sid"], len(shared) - 1, p.get("cpu_count") or "unset",
                                                          p.get("resource_manager_plan") or "unset"),
                           "%s: caging needs a resource manager plan plus cpu_count; throughput stays at its peak "
-                          "past saturation with caging and degrades without it. %s: caging ran about 10%% behind "
-                          "binding to a cpuset in its runs." % (CPU_COUNT, CAGING_RAC)))
+                          "past saturation with caging and degrades without it. %s: under LIO pressure caging "
+                          "alone did 3.5M logical reads/s where binding to a cpuset did 5.8M (both together "
+                          "5.1M)." % (CPU_COUNT, CAGING_RAC)))
 
 
 def _rac(instances, ora):

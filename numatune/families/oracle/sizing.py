@@ -24,6 +24,14 @@ The assumption, said in the plan: the areas stay as Oracle counted them, and
 grow in proportion when the plan raises ``processes`` (never shrink with it).
 With nothing changed, ``oracle`` is the report's own figure. An instance
 needs the larger of the two figures.
+
+Without a report (no alert log, or one that never logged it), the shared
+areas are estimated from the one instance the papers measured: the E7
+paper's 30 GiB SGA (db_cache_size 20g + shared_pool_size 10g, no
+sga_target) took 39302 - 23557 = 15745 pages of 2 MiB on its node, 770 MiB
+beside the SGA (000_bee41b021388c063.txt). So:
+  estimate = ceil((SGA in granules + max(one granule, SGA in granules * 770 / 30720)) / page)
+which is never below the parameters' figure, and says so in the plan.
 """
 from numatune.families.oracle import values
 
@@ -91,6 +99,26 @@ def oracle_pages(sga_after, areas, page_kb, processes_then=None, processes_after
         areas = -(-areas * processes_after // processes_then)
     page = page_kb * 1024
     return -(-(rounded(sga_after) + areas) // page)
+
+
+# The E7 paper's instance (000_bee41b021388c063.txt): 770 MiB of shared
+# areas beside its 30720 MiB SGA (15745 pages of 2 MiB in all).
+MEASURED_AREAS_MB, MEASURED_SGA_MB = 770, 30720
+
+
+def estimated_areas(sga):
+    """Bytes of shared areas beside an SGA when no alert log reports them:
+    the paper's proportion, never below one granule."""
+    whole = rounded(sga)
+    return max(granule(sga), -(-whole * MEASURED_AREAS_MB // MEASURED_SGA_MB))
+
+
+def estimated_pages(sga, page_kb):
+    """Pages for the SGA and its estimated shared areas (0 for no SGA)."""
+    if sga <= 0:
+        return 0
+    page = page_kb * 1024
+    return -(-(rounded(sga) + estimated_areas(sga)) // page)
 
 
 def pool_pages(per_instance, margin_pct=DEFAULT_MARGIN_PCT, in_use=0, others=0):

@@ -10,6 +10,7 @@ Parsing is pure and lives beside the readers.
 """
 import fnmatch
 import os
+import re
 
 from numatune.facts.kernel import parse_uevent
 
@@ -54,6 +55,25 @@ def parse_udev_db(text):
             key, _, value = line[2:].partition("=")
             props[key] = value
     return props
+
+
+# The E: lines of the kept properties, found at C speed: a giant host's 5,000
+# database files of 25 lines each, split and partitioned line by line in
+# Python, were a tenth of the storage family's read. Only where str.splitlines
+# would split the text as "\n" does (udev escapes control characters; a file
+# holding one anyway is parsed the slow way, with the same result).
+_KEPT_LINE = re.compile(r"^E:((?:%s)[^=\n]*|%s)=(.*)$" % ("|".join(PROPERTY_PREFIXES), "|".join(PROPERTY_KEYS)),
+                        re.M)
+_OTHER_BREAKS = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def kept_udev_db(text):
+    """keep_properties(parse_udev_db(text)), without parsing the properties it would drop."""
+    if not text:
+        return {}
+    if _OTHER_BREAKS.search(text):
+        return keep_properties(parse_udev_db(text))
+    return dict(_KEPT_LINE.findall(text))
 
 
 def keep_properties(props):
@@ -235,7 +255,7 @@ def _properties(root, path, dev):
     if dev:
         text = root.read_text("%s/b%s" % (UDEV_DB, dev))
         if text:
-            props.update(parse_udev_db(text))
+            props.update(kept_udev_db(text))  # _identity keeps only these
     return props
 
 

@@ -16,7 +16,6 @@ finds the file already restored (one cut short before its reconfigure)
 reloads and puts those back.
 """
 import os
-import subprocess
 import time
 
 from numatune.apply import file as files
@@ -66,6 +65,7 @@ def capture(root, write):
 
 def _run(root, argv, timeout=60):
     # The binary under the root: the same path on the real /, a stand-in in a test's copy.
+    import subprocess  # on the write path only: plan and check import this module too
     proc = subprocess.run([root.join(argv[0])] + list(argv[1:]), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=timeout)
     return proc.returncode, (proc.stdout or "") + (proc.stderr or "")

@@ -8,7 +8,6 @@ mtime against the daemon's start, the mtime of its pid file (written when
 it starts; a snapshot keeps file times).
 """
 import os
-import subprocess
 
 from numatune.families.storage import multipath_conf
 
@@ -27,6 +26,7 @@ def read(root, binary):
     daemon answered (live only), "conf_mtime", "started"}."""
     out = {"running": None, "responding": False, "conf_mtime": _mtime(root, multipath_conf.PATH), "started": None}
     if root.is_live and binary:
+        import subprocess  # live only: a check under --root does not load it
         try:
             done = subprocess.run([root.join(binary), "show", "config"], capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.SubprocessError):

@@ -234,7 +234,7 @@ def multipath(data, facts, per_rule):
                                args={"devices": devices}, argv=argv)])
     if restart:
         yield Finding(id="block.multipath-reconfigure", severity="info", area="storage", target=multipath_conf.PATH,
-                      rule="block.multipath", message="after apply, run `multipathd reconfigure` on the host for "
+                      rule="block.multipath", follows="block.multipath", message="after apply, run `multipathd reconfigure` on the host for "
                                                       "multipath.conf to take effect (pending until it has run)")
 
 

@@ -27,8 +27,8 @@ POLICY = {
         extra_doc="sysctl names look like kernel.numa_balancing",
         whole_entries=True),
 }
-# Knobs that act between NUMA nodes only: on a one-node host (most VMs) their drift costs
-# nothing, so it is info, never what makes `check` warn or fail there.
+# Knobs that act between NUMA nodes only: on a host with one node now and at the next boot
+# (most VMs) their drift costs nothing, so it is info, never what makes `check` warn or fail there.
 NODE_KNOBS = ("kernel.numa_balancing", "vm.zone_reclaim_mode")
 # Keys other families own; setting them here would make two rules fight.
 OWNED_ELSEWHERE = {"vm.nr_hugepages": "[hugepages] count", "vm.nr_hugepages_mempolicy": "[hugepages]"}
@@ -153,8 +153,18 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
                     writes=[Write(kind="file", path=f["path"], editor="sysctl_disable", args={"key": key})])
 
 
+def stays_one_node(facts):
+    """One NUMA node today and at the next boot, as far as the host shows:
+    a kernel booted with numa=off shows one node whatever the machine has
+    (and a policy that removes numa=off brings the others back at the next
+    boot), and several sockets are several nodes once NUMA is on."""
+    summary = (facts.get("topology") or {}).get("summary", {})
+    cmdline = (facts.get("host") or {}).get("cmdline") or ()
+    return summary.get("nodes") == 1 and (summary.get("sockets") or 1) <= 1 and "numa=off" not in cmdline
+
+
 def diff(data, facts):
-    one_node = (facts.get("topology") or {}).get("summary", {}).get("nodes") == 1
+    one_node = stays_one_node(facts)
     for item in _diff(data, facts):
         if one_node and getattr(item, "rule", "").startswith("sysctl.") and item.rule[7:] in NODE_KNOBS:
             item = _one_node(item)

@@ -7,7 +7,6 @@ that says who wins and when. Selecting a profile writes
 With ``persist = "profile"`` (the default where a profile is active) the
 policy is kept by a child profile over it (``route``).
 """
-import shutil
 
 from numatune.families.tuned import conflicts as tc
 from numatune.families.tuned import mainconf
@@ -29,6 +28,11 @@ POLICY = {
 }
 SERVICES = {"numad": "numad.service", "irqbalance": "irqbalance.service"}
 WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants", "/etc/rc.d/rc3.d", "/etc/rc3.d")
+
+
+def _which(name):
+    import shutil  # on the live root only: a check under --root does not load it (nor its compressors)
+    return shutil.which(name)
 
 
 def _relevant(data):
@@ -76,7 +80,7 @@ def read(root, data):
         "parent": parent,
         "profiles_subdir": subdir,
         "child": child_text,
-        "tuned_adm": shutil.which("tuned-adm") if root.is_live else None,
+        "tuned_adm": _which("tuned-adm") if root.is_live else None,
         "profile": profile,
         "conflicts": tc.conflicts(data, profile, cpuidle) if profile else [],
         # Whether tuned writes sysctl.d's values again after its profile's (reapply_sysctl).

@@ -15,7 +15,11 @@ needles = {
    "observed an 80% increase", "the `irqbalance` daemon provides", "we recommend 16MB",
    "single Oracle listener process being bound", "Two different configurations were used for FIO testing",
    "connected to a 3PAR 7450 array"],
- "000_bee41b021388c063": ["by about 10% during LIO pressure", "This is about 2.15 times less", "2.15 times less logical reads per second"],
+ "000_bee41b021388c063": ["by about 10% during LIO pressure", "This is about 2.15 times less", "2.15 times less logical reads per second",
+   "cpu binding only and LIO pressure:", "caging (LIO pressure due to the caging): 5 100 000",
+   "Instance caging only and LIO pressure:", "39302-23557 large pages have been allocated from node 7",
+   'alter system set "db_cache_size"=20g', 'alter system set "shared_pool_size"=10g',
+   'alter system set "sga_target"=0'],
  "003_141311754ed1bdcf": ["12 to 15 percent better with NUMA"],
  "004_bf754af76eb0e5fd": ["always do instance caging even if you have only one instance"],
 }
