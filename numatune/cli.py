@@ -87,6 +87,15 @@ def _interruptible(argv):
 
 
 def _main(argv):
+    from numatune.apply import invocation
+    invocation.ARGV = list(argv)   # what the journal records as this run's command line
+    try:
+        return _run(argv)
+    finally:
+        invocation.ARGV = None
+
+
+def _run(argv):
     if argv[:1] == ["--version"]:
         # What argparse would print, without importing it (and its gettext, shutil, locale):
         # the version is asked for by scripts and inventories, many times over.

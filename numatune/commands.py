@@ -8,7 +8,8 @@ import textwrap
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import ApplyError, NumatuneError, UsageError
-from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, history_text, plan_text,
+from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, header_lines,
+                                     history_text, plan_text,
                                      revert_summary, unjournaled_line, waiting_lines)
 from numatune.report.grouped import ARROW, value
 from numatune.report.hints import carry, command, context
@@ -106,13 +107,17 @@ def _apply(args, run):
         from numatune.policy.stack import from_data
         policy = from_data(saved.policy, args.plan)
     plan, _ = engine.make_plan(root, policy, args.only, args.skip)
-    changes = engine.saved_changes(saved, plan) if saved is not None else plan.changes
+    changes = engine.saved_for_here(saved, plan) if saved is not None else plan.changes
     changes = select_scope(changes, args.live_only, args.persistent_only)
     shown = type(plan)(host=plan.host, changes=changes, findings=plan.findings, compliant=plan.compliant,
                        policy=plan.policy)
     text = args.format == "text"
+    # The plan in full when someone is asked to answer it (or with -v); with --yes it was read before, with
+    # `numatune plan`, and the result below says what was written, folded per rule.
+    brief = text and args.yes and not args.verbose
     if text:
-        print(plan_text(shown, verbose=args.verbose))
+        print(plan_text(shown, verbose=args.verbose, header=True) if not brief else
+              "\n".join(header_lines(shown, Style())).rstrip("\n"))
     if not changes:
         # Nothing to write still means a run: the lock, and no half-done transaction.
         engine.check_ready(root)
@@ -128,8 +133,11 @@ def _apply(args, run):
     recheck = None if args.yes else "run `numatune apply` again to see what is left to change"
     style = Style()
 
+    written = []
+
     def on_write(change, op):
-        if text:
+        written.append((change, op))
+        if text and args.verbose:
             print("  %s %s" % (style("live", "wrote"), engine.describe_op(op)))
 
     from numatune.apply import confirm
@@ -139,9 +147,10 @@ def _apply(args, run):
     txid = run["txid"] = new_txid()
     if window:
         confirm.arm(root, txid, window)
+    kept = []
     try:
         txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
-                                           txid=txid, plan=plan, recheck=recheck)
+                                           txid=txid, plan=plan, recheck=recheck, compliant=kept)
     except BaseException:
         if window and _journal_state(root, txid) != "applied":
             confirm.settle(root, txid, "rolled back")
@@ -151,17 +160,7 @@ def _apply(args, run):
         _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
     else:
-        print("")
-        # One line, never wrapped: scripts read the txid and "applied and verified" from it.
-        print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
-        unjournaled = unjournaled_line(engine.planned_writes(changes), engine.carried_writes(ops), len(ops))
-        if unjournaled:
-            print(textwrap.fill(unjournaled, 79))
-        for line in waiting_lines(changes, findings):
-            print(line)
-        for f in findings:
-            print("\n".join(finding_lines(f, style)))
-        print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+        _applied_text(args, txid, changes, ops, findings, written, kept, style)
     # --live-only / --persistent-only leave the other half of the policy undone on purpose: not a failure;
     # --only/--skip and a saved plan answer for their own areas only.
     if not (args.live_only or args.persistent_only):
@@ -171,6 +170,39 @@ def _apply(args, run):
     if window:
         return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
     return status
+
+
+def _applied_text(args, txid, changes, ops, findings, written, kept, style):
+    """apply's result: the writes folded per rule (each with -v, as made), the
+    findings after the run, the undo command, what survives a reboot and the next step."""
+    from numatune.report import applied
+    if not args.verbose:
+        print("")
+        print(style("bold", "wrote (folded per rule; -v lists each write):"))
+        for line in applied.write_lines(written):
+            print(line)
+    print("")
+    # One line, never wrapped: scripts read the txid and "applied and verified" from it.
+    print("transaction %s: %s applied and verified." % (txid, change_counts(len(changes), len(ops))))
+    unjournaled = unjournaled_line(engine.planned_writes(changes), engine.carried_writes(ops), len(ops))
+    if unjournaled:
+        print(textwrap.fill(unjournaled, 79))
+    if args.verbose:
+        for line in waiting_lines(changes, findings):
+            print(line)
+    for f in findings:
+        if args.verbose:
+            print("\n".join(finding_lines(f, style)))
+        elif not f.pending:
+            # The reboot a pending finding waits for is in the table; the hints are the plan's.
+            print("\n".join(finding_lines(type(f)(**dict(f.to_json(), why="")), style)))
+    print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+    print("")
+    print(style("bold", "what survives a reboot:"))
+    for line in applied.table_lines(applied.survival(changes, kept), live_only=args.live_only):
+        print(line)
+    step = applied.next_step(changes, findings)
+    print("next: " + step.replace("numatune check", command("check", ctx=_ctx(args))))
 
 
 def _journal_state(root, txid):
@@ -222,6 +254,10 @@ def cmd_confirm(args):
 
 
 def cmd_revert(args):
+    if args.all:
+        return _revert_all(args)
+    if args.yes:
+        raise UsageError("--yes is for --all", "a single revert does not ask")
     root = _root(args, writes=True)
     tx, restored, skipped, failed = engine.revert(root, args.txid, args.last, args.force)
     if args.format == "json":
@@ -249,6 +285,52 @@ def cmd_revert(args):
 REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written
 
 
+def _revert_all(args):
+    """revert --all: the transactions shown newest first, a question (or --yes),
+    then each reverted as `revert TXID` reverts it, under its own journal."""
+    if args.txid or args.last:
+        raise UsageError("--all reverts every transaction: give no TXID and no --last")
+    root = _root(args, writes=True)
+    engine.require_write_access(root)
+    todo = engine.revert_all_plan(root)
+    text = args.format == "text"
+    writes = sum(len(t.ops) for t in todo)
+    first = todo[-1]
+    if text:
+        print("revert --all: %d transaction(s), newest first, %s write(s) to restore: the host as before %s (%s)"
+              % (len(todo), writes, first.txid, value(first.time)))
+        for tx in todo:
+            print(clean("  %-30s %-19s %-18s %s" % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state,
+                                                   change_counts(len(tx.changes), len(tx.ops)))))
+        print("")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("revert --all needs confirmation and stdin is not a terminal",
+                             "read what it undoes above, then pass --yes")
+        sys.stdout.write("Revert these %d transaction(s)? [y/N] " % len(todo))
+        sys.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            print("nothing reverted")
+            return 0
+    results, status = [], 0
+    for tx in todo:
+        done, restored, skipped, failed = engine.revert(root, tx.txid, force=args.force)
+        results.append({"txid": done.txid, "restored": restored, "skipped": skipped, "failed": failed})
+        if text:
+            for line in skipped:
+                print("  LEFT ALONE %s: changed since by someone else" % clean(line))
+            for line in failed:
+                print("  FAILED %s" % clean(line))
+            print(revert_summary(done, restored, skipped, failed))
+        if skipped or failed:
+            status = 1
+    if not text:
+        _print_json({"reverted": results})
+    elif status:
+        print("to restore what was left alone too: " + command("revert", "--all", "--force", "--yes", ctx=_ctx(args)))
+    return status
+
+
 def _failed_undos(tx):
     """One line per undo the journal says failed, and whether a later revert did it."""
     reason, out = None, []
@@ -265,15 +347,33 @@ def _failed_undos(tx):
 
 def cmd_history(args):
     # The journal's reader here, not at the top: `check` and `plan` never open it (a tenth of check's start).
+    from numatune.apply import audit
     from numatune.apply.journal import list_transactions, load
+    if args.keep is not None and not args.prune:
+        raise UsageError("--keep is for --prune", "numatune history --prune --keep N")
+    if args.prune:
+        return _prune(args)
     root = _root(args)
+
+    def audited(tx):
+        return dict(audit.of(tx), auto_reverted=audit.auto_reverted(root, tx))
     if args.txid:
         tx = load(root, args.txid)
+        said = audited(tx)
         if args.format == "json":
-            _print_json({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems})
+            _print_json(dict({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems},
+                             **said))
             return 0
-        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), tx.state,
+        state = "auto-reverted (no `numatune confirm` before the deadline)" if said["auto_reverted"] else tx.state
+        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), state,
                                                change_counts(len(tx.changes), len(tx.ops))))
+        for label, text in (("user", said["user"]), ("host", said["host"]),
+                            ("command", "boot replay (numatune boot)" if said["kind"] == "boot replay"
+                             else said["command_line"]),
+                            ("policy", "%s (sha256 %s)" % (said["policy"]["name"] or "(unnamed)",
+                                                           said["policy"]["sha256"] or "?"))):
+            if text:
+                print(clean("  %-8s %s" % (label + ":", text)))
         for c in tx.changes:
             print(clean("  %-10s %s: %s %s %s" % (c.get("scope"), c.get("target"), value(c.get("current")), ARROW,
                                                      value(c.get("desired")))))
@@ -282,12 +382,29 @@ def cmd_history(args):
         _print_problems(tx.problems)
         return 0
     txs = list_transactions(root)
+    audits = {t.txid: audited(t) for t in txs}
     if args.format == "json":
-        _print_json([{"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
-                      "problems": t.problems} for t in txs])
+        _print_json([dict({"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
+                           "problems": t.problems}, **audits[t.txid]) for t in txs])
     else:
-        print(history_text(txs))
+        print(history_text(txs, audits))
         _print_problems([p for t in txs for p in t.problems])
+    return 0
+
+
+def _prune(args):
+    from numatune.apply.prune import DEFAULT_KEEP, prune
+    if args.txid:
+        raise UsageError("--prune takes no TXID", "numatune history --prune --keep N")
+    root = _root(args, writes=True)
+    engine.require_write_access(root)
+    keep = DEFAULT_KEEP if args.keep is None else args.keep
+    pruned, freed, kept = prune(root, keep)
+    if args.format == "json":
+        _print_json({"pruned": pruned, "bytes_freed": freed, "kept": kept})
+    else:
+        print("pruned %s transaction(s) (reverted, rolled back or set aside, older than the %s newest), %s KiB "
+              "freed; %s kept" % (len(pruned), keep, (freed + 1023) // 1024, len(kept)))
     return 0
 
 
@@ -298,6 +415,14 @@ def _print_problems(problems):
 
 
 def cmd_facts(args):
+    if args.format == "policy":
+        from numatune.policy.from_host import host_policy, toml_text
+        if args.policy or args.only or args.skip:
+            raise UsageError("--format policy describes the whole host: it takes no --policy, --only or --skip")
+        root = _root(args)
+        data, facts = host_policy(root)
+        sys.stdout.write(toml_text(data, facts["host"].get("hostname") or args.root))
+        return 0
     root, policy = _prepare(args)
     facts = engine.gather(root, policy.data, every=True)
     if args.format == "json":

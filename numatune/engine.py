@@ -115,6 +115,30 @@ def saved_changes(saved, fresh, since="the plan was saved", hint="make a new pla
     return out
 
 
+def _where(host):
+    """``host:root`` as scp names a place; the root alone for a capture with no hostname."""
+    name, root = host.get("hostname") or "", host.get("root") or "?"
+    return "%s:%s" % (name, root) if name else root
+
+
+def saved_for_here(saved, fresh):
+    """The saved plan's changes as they are on this host now; a plan made for
+    another host is refused as such (DriftError, exit 2), not as a drift of
+    this one. A plan made on a copy of this host (another root, the same
+    hostname: a snapshot planned offline) applies while the host still matches it."""
+    made, here = saved.host or {}, fresh.host or {}
+    hint = "make a plan on this host: `numatune plan --out FILE`"
+    other = "this plan was made for %s, not for %s" % (_where(made), _where(here))
+    if made.get("hostname") and here.get("hostname") and made["hostname"] != here["hostname"]:
+        raise DriftError(other, hint)
+    try:
+        return saved_changes(saved, fresh)
+    except DriftError:
+        if not (made.get("hostname") and here.get("hostname")) and made.get("root") != here.get("root"):
+            raise DriftError(other, hint) from None
+        raise
+
+
 def refuse_blocked(findings, changes):
     """RefusedError (exit 2) when a finding of the plan refuses one of the
     changes about to be written: nothing is written at all."""
@@ -138,7 +162,7 @@ def check_ready(root):
 
 
 def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None,
-          recheck=None):
+          recheck=None, compliant=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
     ``plan``: the plan they come from (planned again when not given), whose
@@ -163,7 +187,10 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     def verify():
         # Read back what was written, not the whole host (issue #29): a re-plan is `check`'s work.
         from numatune.apply.verify import verify_writes
-        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip)
+        again = []
+        problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip,
+                                                    compliant=again)
+        after["compliant"] = again
         return problems
 
     # Imported here: plan and check never write, and start faster without the journal's code.
@@ -182,6 +209,9 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
                                       verify=verify, on_write=wrote)
         finally:
             root.forget()   # directories kept open by captures and read-backs
+    if compliant is not None:
+        changed = {c.family for c, _ in written}
+        compliant.extend([c for c in plan.compliant if c.family not in changed] + after.get("compliant", []))
     # The findings of the families that changed something, planned again after the writes; the others' as planned.
     return txid, ops, after_apply(after.get("findings", list(plan.findings)), changes)
 
@@ -257,6 +287,19 @@ def pick_transaction(root, txid=None, last=False):
     if tx is None:
         raise UsageError("nothing to revert: every transaction is already reverted or rolled back")
     return tx
+
+
+def revert_all_plan(root):
+    """The transactions `revert --all` undoes, newest first: every one not
+    yet reverted, rolled back or set aside (the applied ones, an interrupted
+    one to finish). Undone in that order, each restores the "before" its
+    writes journaled, so the last leaves the host as before the first."""
+    from numatune.apply.journal import list_transactions
+    todo = [t for t in list_transactions(root) if t.state not in FINAL_STATES]
+    if not todo:
+        raise UsageError("nothing to revert: every transaction is already reverted or rolled back",
+                         "see `numatune history`")
+    return sorted(todo, key=lambda t: t.txid, reverse=True)
 
 
 def revert(root, txid=None, last=False, force=False):

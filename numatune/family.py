@@ -86,6 +86,9 @@ class Family:
     # Policy tables that make read() gather what recommend needs (merged for one
     # read of every family: which devices exist, not only those a policy names).
     survey: Dict[str, object] = field(default_factory=dict)
+    # as_policy(facts) -> ({table: content}, policy data to read more with):
+    # the host as it is, in the family's policy tables (`facts --format policy`).
+    as_policy: Optional[Callable] = None
 
     def owns(self, item):
         return getattr(item, "family", None) == self.name
@@ -108,7 +111,7 @@ def problems(families: Iterable[Family]):
         for attr in ("read", "diff", "check_policy", "check_host", "rivals", "facts_lines"):
             if not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
-        for attr in ("resolve", "after_apply", "recommend"):
+        for attr in ("resolve", "after_apply", "recommend", "as_policy"):
             if getattr(f, attr) is not None and not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
         for name, fn in f.editors.items():

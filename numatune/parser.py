@@ -87,6 +87,16 @@ COMMANDS = ("plan", "apply", "revert", "history", "facts", "check", "confirm", "
 MAX_WINDOW = 86400  # a day: a watchdog armed for longer is a window nobody confirms
 
 
+def _keep(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError("%r is not a whole number >= 0" % text)
+    return value
+
+
 def _window(text):
     """--confirm-within: whole seconds from 0 to a day (99999999999999999999 would never fire)."""
     try:
@@ -143,6 +153,10 @@ def build_parser(argv=None):
     if only in (None, "revert"):
         p.add_argument("txid", nargs="?", metavar="TXID", help=TXID_HELP)
         p.add_argument("--last", action="store_true", help="the newest transaction not yet reverted")
+        p.add_argument("--all", action="store_true",
+                       help="every transaction not yet reverted, newest first: the host as it was before "
+                            "numatune's first transaction (shown first; asks unless --yes)")
+        p.add_argument("--yes", "-y", action="store_true", help="with --all: do not ask for confirmation")
         p.add_argument("--force", action="store_true", help="also restore values changed since by someone else")
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
@@ -155,10 +169,19 @@ def build_parser(argv=None):
         p.add_argument("txid", nargs="?", metavar="TXID", help="show one transaction's changes (%s)" % TXID_HELP)
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
+        p.add_argument("--prune", action="store_true",
+                       help="remove the journals of transactions nothing can revert any more (reverted, rolled "
+                            "back, set aside) older than the --keep newest; applied ones always stay")
+        p.add_argument("--keep", type=_keep, metavar="N",
+                       help="with --prune: how many of the newest transactions to keep whatever their state "
+                            "(default 20)")
 
-    p = sub.add_parser("facts", help="show what numatune sees on the host")
+    p = sub.add_parser("facts", help="show what numatune sees on the host",
+                       description="Show what numatune sees on the host. --format policy prints the host's "
+                                   "settings as they are, as a policy that `numatune plan` on the same host "
+                                   "reports as no changes (to copy a reference host to others).")
     if only in (None, "facts"):
-        _common(p)
+        _common(p, formats=("text", "json", "policy"))
 
     p = sub.add_parser("check", help="report compliance (Nagios exit codes)",
                        description="Plan without writing and report compliance. Exit status: 0 compliant, "

@@ -154,7 +154,8 @@ def test_apply_names_what_waits_and_revert_says_the_undo_direction(cli, host, tm
     status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
     assert status == 0, err
     # A command to copy (with a long --root) and the txid line scripts read are not wrapped.
-    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith(("undo with:", "transaction ")))
+    assert all(len(line) <= 80 for line in out.splitlines()
+               if not line.startswith(("undo with:", "transaction ", "next:")))
     status, out, _ = cli("revert", "--last", "--root", root)
     assert status == 0
     assert "/proc/sys/kernel/numa_balancing: 0 -> 1 restored" in out

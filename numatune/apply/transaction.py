@@ -13,7 +13,7 @@ from numatune.apply import kinds as appliers
 from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
-from numatune.apply import journal_index
+from numatune.apply import audit, journal_index
 from numatune.apply.journal import Journal, Transaction, new_txid, shared_whys
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
@@ -43,6 +43,7 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
         planned, whys = shared_whys([c.to_json() for c in changes])
         journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
                                              "root": root.path, "policy": policy or {},
+                                             "audit": audit.record(root, command, policy),
                                              "changes": planned, "whys": whys},
                                             _journal_estimate(root, changes))
     except BaseException:

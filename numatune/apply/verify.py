@@ -19,10 +19,12 @@ def _target_key(op):
             op.get("action"))
 
 
-def verify_writes(root, policy, planned, written, gather, only=None, skip=None):
+def verify_writes(root, policy, planned, written, gather, only=None, skip=None, compliant=None):
     """(problems, findings) after apply. ``planned``: the findings of the plan
     applied; ``written``: [(change, op)] as the writes were made, oldest first;
-    ``gather`` is engine.gather (passed in: no import cycle)."""
+    ``gather`` is engine.gather (passed in: no import cycle). ``compliant``: a
+    list to extend with the changed families' compliant rules planned again
+    (what keeps each value at boot, for apply's result)."""
     failed, seen = [], set()
     for change, op in reversed(written):
         key = _target_key(op)
@@ -43,6 +45,8 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None):
     # The families that changed something (with those whose facts they read), read once.
     facts = gather(root, policy.data, families=selected(changed))
     again = plan_mod.build(policy.data, facts, only, skip)
+    if compliant is not None:
+        compliant.extend(again.compliant)
     problems = _still(failed, {c.id: c for c in again.changes})
     findings = [f for f in planned if f.family not in changed] + [f for f in again.findings if f.family in changed]
     changes = [c for c, _ in written]

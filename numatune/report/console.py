@@ -215,8 +215,10 @@ def _distance_lines(ids, nodes):
     return out
 
 
-def history_text(transactions):
-    """The journal's transactions, newest first, as the review screen lists them."""
+def history_text(transactions, audits=None):
+    """The journal's transactions, newest first, as the review screen lists them.
+    ``audits``: {txid: what numatune.apply.audit.of says, with "auto_reverted"}:
+    a second line each, who ran what with which policy on which host."""
     if not transactions:
         return "no transactions in the journal"
     # Within 80 columns, and never a txid cut (one to copy): a txid is at most 30 characters (a 7-digit
@@ -225,8 +227,29 @@ def history_text(transactions):
     row = "%-30s %-19s %-18s %s"
     out = [row % ("transaction", "time", "state", "changes")]
     for tx in newest_first(transactions):
-        out.append(row % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state, count(len(tx.changes))))
+        audit = (audits or {}).get(tx.txid)
+        state = "auto-reverted" if audit and audit.get("auto_reverted") else tx.state
+        out.append(row % (tx.txid, value(tx.time)[:19].replace("T", " "), state, count(len(tx.changes))))
+        if audit:
+            lines = textwrap.wrap(audit_line(audit), 79, initial_indent="  ", subsequent_indent="    ",
+                                  break_long_words=False, break_on_hyphens=False)
+            if len(lines) > 2:
+                # A long command line: its start says what it was (`history TXID` has it whole).
+                lines = [lines[0], "    " + grouped.elide(" ".join(x.strip() for x in lines[1:]), 75, middle=False)]
+            out += lines
     return "\n".join(out)
+
+
+def audit_line(audit):
+    """``alice on db07, policy NAME (sha256 0123456789ab): numatune apply ...``; a boot replay says so.
+    The command line last: on a long one, the end is what the line cuts."""
+    policy = audit["policy"]
+    hashed = " (sha256 %s)" % policy["sha256"][:12] if policy["sha256"] else ""
+    who = "%s on %s, policy %s%s" % (audit["user"] or "?", audit["host"] or "?", policy["name"] or "(unnamed)",
+                                     hashed)
+    if audit["kind"] == "boot replay":
+        return clean("boot replay: " + who)
+    return clean("%s: %s" % (who, audit["command_line"] or audit["kind"] or "?"))
 
 
 def newest_first(transactions):

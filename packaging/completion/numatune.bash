@@ -38,25 +38,26 @@ _numatune()
             for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
             COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--last --force --root --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--last --all --yes --force --root --format --help" -- "$cur")) ;;
     history)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+            --keep) return ;;
         esac
         case "$cur" in -*) ;; *)
             local r=/ j
             for ((j = 1; j < COMP_CWORD; j++)); do [[ ${COMP_WORDS[j]} == --root ]] && r=${COMP_WORDS[j+1]}; done
             COMPREPLY=($(compgen -W "$(cd "$r/var/lib/numatune/journal" 2>/dev/null && ls -r -- *.jsonl 2>/dev/null | sed 's/\.jsonl$//')" -- "$cur")); return ;;
         esac
-        COMPREPLY=($(compgen -W "--root --format --help" -- "$cur")) ;;
+        COMPREPLY=($(compgen -W "--root --format --prune --keep --help" -- "$cur")) ;;
     facts)
         case "$prev" in
             --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
             --policy) COMPREPLY=($(compgen -f -W "oracle-hugepages oracle-numa rac-interconnect superdome-oracle" -- "$cur")); return ;;
             --only) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
             --skip) COMPREPLY=($(compgen -W "kernel memory storage network cpu oracle bootunit sysctl boot hugepages cpuset tuned advice" -- "$cur")); return ;;
-            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+            --format) COMPREPLY=($(compgen -W "text json policy" -- "$cur")); return ;;
         esac
         COMPREPLY=($(compgen -W "--root --policy --only --skip --format --verbose --help" -- "$cur")) ;;
     check)

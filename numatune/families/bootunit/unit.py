@@ -201,21 +201,30 @@ EDITORS = {"boot_value": boot_value, "boot_replay": boot_replay, "boot_unit": bo
 
 
 def facts_lines(facts):
+    """One statement of the boot path: what runs at boot (or nothing), then
+    what it does: the values of the boot file, the live settings re-planned
+    from the replay file (either alone is a boot path)."""
     mine = facts.get(NAME)
     if not mine:
         return []
     replay = mine.get("replay") or {}
     keys = sorted(k for entry in replay.values() for k in entry["keys"])
+    if not mine["values"] and not keys:
+        return ["boot path: none (%s init)" % mine["init"],
+                "  nothing in %s or %s" % (bootfile.PATH, bootfile.REPLAY_PATH)]
+    if mine["init"] == "sysv":
+        runner = "the SysV script numatune-boot" + ("" if mine["sysv_script"] else
+                                                     " (%s missing: nothing runs at boot)" % SYSV)
+    else:
+        runner = UNIT + ("" if mine["unit"] else " (not installed: nothing runs at boot)")
+    out = ["boot path: %s" % runner]
+    if mine["values"]:
+        out.append("  %d value(s) written again at boot from %s" % (len(mine["values"]), bootfile.PATH))
     # The heading names the family; what it keeps goes on indented lines within 80 columns.
-    again = ["  re-planned at each boot from %s: %s" % (bootfile.REPLAY_PATH, ", ".join(keys))] if keys else []
-    if again and len(again[0]) > 80:
-        again = ["  re-planned at each boot from %s: %d setting(s)" % (bootfile.REPLAY_PATH, len(keys))]
-    if not mine["values"]:
-        return ["boot path: none (%s init; nothing in %s)" % (mine["init"], bootfile.PATH)] + again
-    by = mechanism(mine)
-    if mine["init"] != "sysv" and mine["values"] and not mine["unit"]:
-        by += ", unit not installed"
-    gone = ["  nothing would run it at the next boot (`numatune plan` says why: bootunit.no-runner)"] \
-        if problem(mine) else []
-    return ["boot path: %d value(s) numatune keeps for the next boot in %s" % (len(mine["values"]), by)] + gone \
-        + again
+    if problem(mine):
+        out.append("  nothing would run it at the next boot (`numatune plan` says why: bootunit.no-runner)")
+    if keys:
+        again = "  re-planned at each boot from %s: %s" % (bootfile.REPLAY_PATH, ", ".join(keys))
+        out.append(again if len(again) <= 80 else
+                   "  re-planned at each boot from %s: %d setting(s)" % (bootfile.REPLAY_PATH, len(keys)))
+    return out

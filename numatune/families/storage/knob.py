@@ -334,7 +334,9 @@ def diff(data, facts):
         where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)
                  else "live; persisted for %d of them" % len(kept))
         yield Compliant("block[%d]" % i, "block[%d]: %d device(s) already have %s %s"
-                        % (i, len(done), ", ".join(settings_of(rule)), where), "storage")
+                        % (i, len(done), ", ".join(settings_of(rule)), where), "storage",
+                        kept_by=" and ".join("udev rule file " + b if b == udev_rules.PATH else b for b in by)
+                        if len(kept) == len(done) else "")
     assumed = sorted({n for _, _, _, expanded, _ in per_rule for n in expanded
                       if devices[n].get("devtype_assumed")}, key=_natural)
     if assumed:

@@ -16,6 +16,11 @@ def _recommend(facts):
     return recommend.recommend(facts)
 
 
+def _as_policy(facts):
+    from numatune.families.sysctl import as_policy
+    return as_policy.as_policy(facts)
+
+
 FAMILY = Family(
     name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, check_host=knob.check_host, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
@@ -30,5 +35,5 @@ FAMILY = Family(
         ("/run/sysctl.d", r"\.conf$", False),
         ("/usr/lib/sysctl.d", r"\.conf$", False),
     )),
-    recommend=_recommend, survey=SURVEY,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
 )

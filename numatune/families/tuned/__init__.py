@@ -3,11 +3,20 @@ from numatune.family import Family, Snapshot
 from numatune.families.tuned import facts_text, knob
 
 
-
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.tuned import recommend
     return recommend.recommend(facts)
+
+
+def _as_policy(facts):
+    """The host as it is keeps its values where they are: through numatune's
+    child profile when that is the active one, else in the files."""
+    mine = facts.get(knob.NAME) or {}
+    if not mine:
+        return {}, {}
+    from numatune.families.tuned.route import CHILD
+    return {"tuned": {"persist": "profile" if CHILD in (mine.get("active") or []) else "files"}}, {}
 
 
 FAMILY = Family(
@@ -18,5 +27,5 @@ FAMILY = Family(
         ("/etc/tuned", r".*", True),
         ("/usr/lib/tuned", r".*", True),
     ), keep_all=("/etc/tuned", "/usr/lib/tuned")),
-    recommend=_recommend, survey={"tuned": {}},
+    recommend=_recommend, survey={"tuned": {}}, as_policy=_as_policy,
 )

@@ -64,7 +64,8 @@ def _keeps(theirs, value):
     """Whether a profile's value keeps ours (">N": any integer at or above N)."""
     if value.startswith(">"):
         try:
-            return int(theirs) >= int(value[1:])
+            # Theirs may be a minimum too (numatune's own child profile, ">N"): it keeps ours when as high.
+            return int(theirs[1:] if theirs.startswith(">") else theirs) >= int(value[1:])
         except ValueError:
             return False
     return theirs == value
