@@ -19,7 +19,7 @@ skip() { echo "lab: skipped: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "building and booting the lab guest needs root (apt-get, 9p export of /)"
 command -v qemu-system-x86_64 >/dev/null || command -v apt-get >/dev/null \
   || skip "no qemu-system-x86_64 and no apt-get to install it"
-[ -x "$REPO/.venv/bin/python" ] || { echo "lab: no $REPO/.venv: run the README's test command first" >&2; exit 2; }
+[ -x "$REPO/.venv/bin/python" ] && [ -x "$REPO/.venv/bin/numatune" ] || { echo "lab: no $REPO/.venv with numatune installed: run the README's test command first" >&2; exit 2; }
 
 stamp=$(cat "$HERE/setup.sh" "$HERE/guest-init" | sha256sum | cut -c1-16)
 if [ ! -f "$LAB/initrd.gz" ] || [ "$(cat "$LAB/stamp" 2>/dev/null)" != "$stamp" ] \
@@ -44,6 +44,11 @@ py=$(printf '%q' "$REPO/.venv/bin/python")
 # The guest's / shows this machine's / as it changes: its own tmpfs /var/lib/numatune keeps journals of
 # numatune runs here (another test run, half done) out of the guest's history.
 journal="mkdir -p /var/lib/numatune && mount -t tmpfs -o mode=700 numatune-lab /var/lib/numatune"
+# numatune as a system command, as `pip install` as root puts it there: the venv's own console script (#! this
+# checkout's .venv python, numatune.cli's main) at /usr/local/bin/numatune. apply writes the boot unit, boot file
+# and replay file only for a command in a system location, and the second boot's numatune-boot.service runs it,
+# so each boot installs it into its overlay (this machine's /usr/local/bin is untouched: the 9p export is read-only).
+install="cp $(printf '%q' "$REPO/.venv/bin/numatune") /usr/local/bin/numatune && chmod 755 /usr/local/bin/numatune"
 pytest="NUMATUNE_LAB=guest NO_COLOR=1 $py -m pytest -o addopts=\"\" -p no:cacheprovider"
 repo=$(printf '%q' "$REPO")
 # The reboot test keeps the first boot's /etc here for the second (guest-init unpacks its etc.tar).
@@ -53,7 +58,7 @@ trap 'rm -rf "$STATE"' EXIT
 export LAB_UDEV=${LAB_UDEV:-1} LAB_NIC=${LAB_NIC:-1} LAB_TIMEOUT=${LAB_TIMEOUT:-900} LAB_STATE=$STATE
 t0=$SECONDS
 set +e
-"$HERE/run-in-guest.sh" "$journal && cd $repo && $pytest$mods tests/lab/test_lab_reboot.py$args"
+"$HERE/run-in-guest.sh" "$journal && $install && cd $repo && $pytest$mods tests/lab/test_lab_reboot.py$args"
 rc=$?
 set -e
 echo "lab: boot 1 took $((SECONDS - t0)) s"
@@ -66,7 +71,7 @@ t0=$SECONDS
 replay="$py tests/lab/bootpath.py /run/lab/state > /run/lab/bootpath.log 2>&1; echo \$? > /run/lab/bootpath.rc"
 replay+="; cat /run/lab/bootpath.log"
 set +e
-"$HERE/run-in-guest.sh" "$journal && tar -xf /run/lab/state/journal.tar -C / && cd $repo && $replay;"\
+"$HERE/run-in-guest.sh" "$journal && $install && tar -xf /run/lab/state/journal.tar -C / && cd $repo && $replay;"\
 " cd $repo && NUMATUNE_LAB_BOOT=2 $pytest tests/lab/test_lab_reboot.py$args"
 rc2=$?
 set -e
