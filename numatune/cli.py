@@ -11,6 +11,7 @@ warning, 2 critical, 3 could not check.
 """
 import sys
 
+import numatune
 from numatune import __version__
 from numatune.errors import NumatuneError, missing_library
 
@@ -87,12 +88,11 @@ def _interruptible(argv):
 
 
 def _main(argv):
-    from numatune.apply import invocation
-    invocation.ARGV = list(argv)   # what the journal records as this run's command line
+    numatune.ARGV = list(argv)   # what the journal records as this run's command line
     try:
         return _run(argv)
     finally:
-        invocation.ARGV = None
+        numatune.ARGV = None
 
 
 def _run(argv):

@@ -11,6 +11,9 @@ import json
 import os
 import sys
 
+import numatune
+
+
 def policy_hash(data):
     text = json.dumps(data or {}, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -30,8 +33,7 @@ def record(root, command, policy):
     """The begin record's audit field."""
     host = root.read_value("/proc/sys/kernel/hostname") or root.read_value("/etc/hostname") or ""
     name = ((policy or {}).get("policy") or {}).get("name") or ""
-    from numatune.apply import invocation    # the command line main() was given
-    argv = invocation.ARGV if invocation.ARGV is not None else sys.argv[1:]
+    argv = numatune.ARGV if numatune.ARGV is not None else sys.argv[1:]    # the command line main() was given
     return {"user": _user(), "argv": ["numatune"] + [str(a) for a in argv],
             "kind": "boot replay" if command == "boot" else command,
             "policy": {"name": name, "sha256": policy_hash(policy)}, "host": host, "root": root.path}
