@@ -80,10 +80,10 @@ def test_ctrl_c_in_apply_says_what_the_journal_says(host, point, state, status):
 def test_ctrl_c_from_outside_during_slow_writes_rolls_back(host):
     root_dir, policy_path = host
     before = tree_digest(root_dir)
-    proc = subprocess.Popen([sys.executable, str(DRIVER), "slow", "apply", "--yes", "--root", str(root_dir),
+    proc = subprocess.Popen([sys.executable, str(DRIVER), "slow", "apply", "--yes", "-v", "--root", str(root_dir),
                              "--policy", str(policy_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=_env(), cwd=str(REPO))
-    # Wait for the first write, then interrupt as a person at the terminal would.
+    # Wait for the first write (-v prints each as it is made), then interrupt as a person at the terminal would.
     while "wrote" not in proc.stdout.readline():
         assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
