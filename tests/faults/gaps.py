@@ -14,6 +14,7 @@ over every position or name, not sampled:
                "partly reverted" where nothing was changed, a failed apply's
                transaction "rolled back", a directory named by its whole path.
 """
+import json
 import os
 import subprocess
 import sys
@@ -51,9 +52,13 @@ def record_run(case, how, i):
     return injuries.check_reverts(case, root, canary)
 
 
-def _history(root):
-    status, out, err = _cli(["history", "--root", root])
-    return out
+def _states(root):
+    """The journal's transaction states, oldest first: from --format json, as
+    the text table folds a transaction's command line onto lines of its own."""
+    status, out, err = _cli(["history", "--root", root, "--format", "json"])
+    if status != 0:
+        return ["unreadable (history exit %s: %s)" % (status, err.strip()[-200:])]
+    return [t["state"] for t in json.loads(out)]
 
 
 def _cli(args):
@@ -76,9 +81,9 @@ def temporary_run(case, name, how):
             problems.append("apply says its rollback failed: %s" % err.strip()[-200:])
         if len(err.strip().splitlines()) != 1:
             problems.append("apply's error is not one line")
-        states = [line.split()[3:5] for line in _history(root).splitlines()[1:]]
-        if states and states[-1][0] != "rolled" or not states and status != 2:
-            problems.append("history says %s after a failed apply" % (" ".join(states[-1]) if states else "nothing"))
+        states = _states(root)
+        if states and states[-1] != "rolled back" or not states and status != 2:
+            problems.append("history says %s after a failed apply" % (states[-1] if states else "nothing"))
         if how == "dir" and planted not in err:
             problems.append("apply does not name the directory in the way by its whole path")
     rstatus, rerr = campaign.numatune(["revert", "--last", "--root", root], timeout=injuries.PLANT_TIMEOUT)
