@@ -62,14 +62,22 @@ def groups(results):
 
 
 def _members_lines(members):
-    """Drifts that share current, desired and note on one folded line; any other message on its own."""
+    """Drifts that share current, desired and note on one folded line; any other message on its own.
+    Several values one target still needs (the lines a udev rules file lacks) are counted on one
+    line: elided to 30 characters they read as duplicates; the JSON lists each."""
     out, folded, order = [], {}, []
+    per_target = {}
+    for r in members:
+        note = _note(r)
+        if note is not None:
+            per_target.setdefault((r.target, r.current, note), set()).add(r.desired)
     for r in members:
         note = _note(r)
         if note is None:
             order.append(r)
             continue
-        sub = (r.current, r.desired, note)
+        many = len(per_target[(r.target, r.current, note)]) > 1
+        sub = ("values", r.target, r.current, note) if many else (r.current, r.desired, note)
         if sub not in folded:
             folded[sub] = []
             order.append(sub)
@@ -77,6 +85,12 @@ def _members_lines(members):
     for item in order:
         if not isinstance(item, tuple):
             out.append(_fill(item.message))
+            continue
+        if len(item) == 4:
+            _, target, current, note = item
+            n = len({r.desired for r in folded[item]})
+            out.append(_fill("%s: %s %s %d values (--format json lists each)%s"
+                             % (target, elide(value(current), 30), ARROW, n, note)))
             continue
         current, desired, note = item
         targets = targets_text([r.target for r in folded[item]])
