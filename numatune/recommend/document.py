@@ -10,9 +10,14 @@ import tomlkit.items
 WIDTH = 100
 
 
+def _wrap(line, width):
+    # A path or key is never split: a hyphenated directory cut in two is a path nobody can paste.
+    return textwrap.wrap(line, width, break_on_hyphens=False, break_long_words=False)
+
+
 def _comment_lines(container, lines, indent=""):
     for line in lines:
-        for part in textwrap.wrap(line, WIDTH - 2 - len(indent)) or [""]:
+        for part in _wrap(line, WIDTH - 2 - len(indent)) or [""]:
             container.add(tomlkit.comment(indent + part))
 
 
@@ -135,7 +140,7 @@ def render(rec):
 
 
 def _wrapped(lines):
-    return [part for line in lines for part in (textwrap.wrap(line, WIDTH - 2) or [""])]
+    return [part for line in lines for part in (_wrap(line, WIDTH - 2) or [""])]
 
 
 def to_json(rec):
