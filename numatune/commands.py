@@ -8,46 +8,17 @@ import textwrap
 from numatune import engine
 from numatune.report import jsonout
 from numatune.errors import ApplyError, NumatuneError, UsageError
-from numatune.report.console import (Style, change_counts, clean, facts_text, finding_lines, header_lines,
-                                     history_text, plan_text,
-                                     revert_summary, unjournaled_line, waiting_lines)
-from numatune.report.grouped import ARROW, value
-from numatune.report.hints import carry, command, context
-from numatune.root import Root
-
-
-def _root(args, writes=False):
-    """The root to work under. A `numatune snapshot` archive is unpacked into a
-    private temporary directory for commands that only read."""
-    if os.path.isfile(args.root):
-        # Imported only for an archive: snapshot.py loads every family's patterns.
-        from numatune import snapshot
-    if os.path.isfile(args.root) and snapshot.is_archive(args.root):
-        if writes:
-            raise UsageError("--root %s is a snapshot archive: %s writes, so it needs a directory" % (args.root,
-                                                                                                  args.command),
-                             "extract it: mkdir DIR && tar -xzf %s -C DIR, then --root DIR" % args.root)
-        return Root(snapshot.unpack(args.root))
-    if not os.path.isdir(args.root):
-        raise UsageError("--root %s: no such directory" % args.root,
-                         "give a directory, or an archive from `numatune snapshot`")
-    return Root(args.root)
-
-
-def _ctx(args):
-    """What a command this run suggests repeats: its --root and --policy as given."""
-    return context(args.root, getattr(args, "policy", ()))
-
-
-def _print_json(data):
-    sys.stdout.write(jsonout.dumps(data) + "\n")
+from numatune.report.console import (Style, change_counts, facts_text, finding_lines, header_lines, plan_text,
+                                     unjournaled_line, waiting_lines)
+from numatune.report.hints import carry, command, context_of
+from numatune.rootfs.given import root_given
 
 
 def _prepare(args):
     """Validate everything given before touching the host."""
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args, writes=getattr(args, "command", None) in ("apply", "review"))
+    root = root_given(args, writes=getattr(args, "command", None) in ("apply", "review"))
     policy = engine.load_policy(args.policy, root)
     return root, policy
 
@@ -64,7 +35,7 @@ def cmd_plan(args):
     if args.out:
         engine.save_plan(plan, args.out)
     if args.format == "json":
-        _print_json(plan.to_json())
+        jsonout.emit(plan.to_json())
     else:
         print(plan_text(plan, verbose=args.verbose))
         if args.diff:
@@ -122,7 +93,7 @@ def _apply(args, run):
         # Nothing to write still means a run: the lock, and no half-done transaction.
         engine.check_ready(root)
         if not text:
-            _print_json({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
+            jsonout.emit({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0 if args.live_only or args.persistent_only else _unmet_status(plan.findings, policy.data)
     engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, changes):
@@ -157,7 +128,7 @@ def _apply(args, run):
         raise
     status = run["status"] = max([f.exit_status for f in findings] + [0])
     if not text:
-        _print_json({"txid": txid, "changes": [c.to_json() for c in changes],
+        jsonout.emit({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
     else:
         _applied_text(args, txid, changes, ops, findings, written, kept, style)
@@ -168,7 +139,7 @@ def _apply(args, run):
             findings = [f for f in findings if f.area in {c.area for c in changes}]
         status = run["status"] = max(status, _unmet_status(findings, policy.data))
     if window:
-        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=_ctx(args)) or status
+        return confirm.countdown(root, txid, out=sys.stdout if text else sys.stderr, ctx=context_of(args)) or status
     return status
 
 
@@ -196,13 +167,13 @@ def _applied_text(args, txid, changes, ops, findings, written, kept, style):
         elif not f.pending:
             # The reboot a pending finding waits for is in the table; the hints are the plan's.
             print("\n".join(finding_lines(type(f)(**dict(f.to_json(), why="")), style)))
-    print("undo with: " + command("revert", txid, ctx=_ctx(args)))
+    print("undo with: " + command("revert", txid, ctx=context_of(args)))
     print("")
     print(style("bold", "what survives a reboot:"))
     for line in applied.table_lines(applied.survival(changes, kept), live_only=args.live_only):
         print(line)
     step = applied.next_step(changes, findings)
-    print("next: " + step.replace("numatune check", command("check", ctx=_ctx(args))))
+    print("next: " + step.replace("numatune check", command("check", ctx=context_of(args))))
 
 
 def _journal_state(root, txid):
@@ -218,7 +189,7 @@ def _interrupted(args, run):
     """Ctrl-C in apply: the host's state from the journal, and the exit status it means."""
     root, txid = run["root"], run["txid"]
     state = _journal_state(root, txid) if root is not None and txid else None
-    ctx = _ctx(args)
+    ctx = context_of(args)
     if state is None:
         line, status = "interrupted: nothing changed", 130
     elif state == "rolled back":
@@ -244,174 +215,21 @@ def _unmet_status(findings, data):
     return 1
 
 
+# confirm, revert and history read the journal: their code lives beside it (numatune.apply.journal_commands),
+# imported only when one of them runs.
 def cmd_confirm(args):
-    from numatune.apply.confirm import confirm
-    root = _root(args, writes=True)
-    engine.require_write_access(root)
-    marker = confirm(root, args.txid)
-    print("transaction %s confirmed: the changes stay." % marker["txid"])
-    return 0
+    from numatune.apply import journal_commands
+    return journal_commands.cmd_confirm(args)
 
 
 def cmd_revert(args):
-    if args.all:
-        return _revert_all(args)
-    if args.yes:
-        raise UsageError("--yes is for --all", "a single revert does not ask")
-    root = _root(args, writes=True)
-    tx, restored, skipped, failed = engine.revert(root, args.txid, args.last, args.force)
-    if args.format == "json":
-        _print_json({"txid": tx.txid, "restored": restored, "skipped": skipped, "failed": failed})
-    else:
-        for line in restored:
-            print("  %s" % clean(line))
-        for line in skipped:
-            print("  LEFT ALONE %s: changed since by someone else" % clean(line))
-        for line in failed:
-            print("  FAILED %s" % clean(line))
-        print(revert_summary(tx, restored, skipped, failed))
-        if skipped:
-            print("to restore those too: " + command("revert", tx.txid, "--force", ctx=_ctx(args)))
-    if skipped or failed:
-        return 1
-    # Done, but the report of what was restored never reached its reader (stdout full, EIO): 0
-    # would say both went well. `main` adds the line saying which stream failed. A reader that
-    # closed its pipe (`| head`) took what it wanted: that is no lost report.
-    sys.stdout.flush()
-    failure = getattr(sys.stdout, "failure", None)
-    return REPORT_LOST if failure is not None and not isinstance(failure, BrokenPipeError) else 0
-
-
-REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written
-
-
-def _revert_all(args):
-    """revert --all: the transactions shown newest first, a question (or --yes),
-    then each reverted as `revert TXID` reverts it, under its own journal."""
-    if args.txid or args.last:
-        raise UsageError("--all reverts every transaction: give no TXID and no --last")
-    root = _root(args, writes=True)
-    engine.require_write_access(root)
-    todo = engine.revert_all_plan(root)
-    text = args.format == "text"
-    writes = sum(len(t.ops) for t in todo)
-    first = todo[-1]
-    if text:
-        print("revert --all: %d transaction(s), newest first, %s write(s) to restore: the host as before %s (%s)"
-              % (len(todo), writes, first.txid, value(first.time)))
-        for tx in todo:
-            print(clean("  %-30s %-19s %-18s %s" % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state,
-                                                   change_counts(len(tx.changes), len(tx.ops)))))
-        print("")
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise UsageError("revert --all needs confirmation and stdin is not a terminal",
-                             "read what it undoes above, then pass --yes")
-        sys.stdout.write("Revert these %d transaction(s)? [y/N] " % len(todo))
-        sys.stdout.flush()
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            print("nothing reverted")
-            return 0
-    results, status = [], 0
-    for tx in todo:
-        done, restored, skipped, failed = engine.revert(root, tx.txid, force=args.force)
-        results.append({"txid": done.txid, "restored": restored, "skipped": skipped, "failed": failed})
-        if text:
-            for line in skipped:
-                print("  LEFT ALONE %s: changed since by someone else" % clean(line))
-            for line in failed:
-                print("  FAILED %s" % clean(line))
-            print(revert_summary(done, restored, skipped, failed))
-        if skipped or failed:
-            status = 1
-    if not text:
-        _print_json({"reverted": results})
-    elif status:
-        print("to restore what was left alone too: " + command("revert", "--all", "--force", "--yes", ctx=_ctx(args)))
-    return status
-
-
-def _failed_undos(tx):
-    """One line per undo the journal says failed, and whether a later revert did it."""
-    reason, out = None, []
-    for r in tx.records:
-        if r.get("t") == "undo-begin":
-            reason = r.get("reason")
-        elif r.get("t") == "failed":
-            seq = r.get("seq")
-            what = r.get("what") or tx.ops.get(seq, {}).get("op", {}).get("path", "?")
-            later = "; undone since" if seq in tx.undone else ""
-            out.append("  UNDO FAILED (%s) #%s %s: %s%s" % (reason, seq, what, r.get("error"), later))
-    return out
+    from numatune.apply import journal_commands
+    return journal_commands.cmd_revert(args)
 
 
 def cmd_history(args):
-    # The journal's reader here, not at the top: `check` and `plan` never open it (a tenth of check's start).
-    from numatune.apply import audit
-    from numatune.apply.journal import list_transactions, load
-    if args.keep is not None and not args.prune:
-        raise UsageError("--keep is for --prune", "numatune history --prune --keep N")
-    if args.prune:
-        return _prune(args)
-    root = _root(args)
-
-    def audited(tx):
-        return dict(audit.of(tx), auto_reverted=audit.auto_reverted(root, tx))
-    if args.txid:
-        tx = load(root, args.txid)
-        said = audited(tx)
-        if args.format == "json":
-            _print_json(dict({"txid": tx.txid, "state": tx.state, "records": tx.records, "problems": tx.problems},
-                             **said))
-            return 0
-        state = "auto-reverted (no `numatune confirm` before the deadline)" if said["auto_reverted"] else tx.state
-        print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), state,
-                                               change_counts(len(tx.changes), len(tx.ops))))
-        for label, text in (("user", said["user"]), ("host", said["host"]),
-                            ("command", "boot replay (numatune boot)" if said["kind"] == "boot replay"
-                             else said["command_line"]),
-                            ("policy", "%s (sha256 %s)" % (said["policy"]["name"] or "(unnamed)",
-                                                           said["policy"]["sha256"] or "?"))):
-            if text:
-                print(clean("  %-8s %s" % (label + ":", text)))
-        for c in tx.changes:
-            print(clean("  %-10s %s: %s %s %s" % (c.get("scope"), c.get("target"), value(c.get("current")), ARROW,
-                                                     value(c.get("desired")))))
-        for line in _failed_undos(tx):
-            print(clean(line))
-        _print_problems(tx.problems)
-        return 0
-    txs = list_transactions(root)
-    audits = {t.txid: audited(t) for t in txs}
-    if args.format == "json":
-        _print_json([dict({"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
-                           "problems": t.problems}, **audits[t.txid]) for t in txs])
-    else:
-        print(history_text(txs, audits))
-        _print_problems([p for t in txs for p in t.problems])
-    return 0
-
-
-def _prune(args):
-    from numatune.apply.prune import DEFAULT_KEEP, prune
-    if args.txid:
-        raise UsageError("--prune takes no TXID", "numatune history --prune --keep N")
-    root = _root(args, writes=True)
-    engine.require_write_access(root)
-    keep = DEFAULT_KEEP if args.keep is None else args.keep
-    pruned, freed, kept = prune(root, keep)
-    if args.format == "json":
-        _print_json({"pruned": pruned, "bytes_freed": freed, "kept": kept})
-    else:
-        print("pruned %s transaction(s) (reverted, rolled back or set aside, older than the %s newest), %s KiB "
-              "freed; %s kept" % (len(pruned), keep, (freed + 1023) // 1024, len(kept)))
-    return 0
-
-
-def _print_problems(problems):
-    # Host-written bytes: shown escaped, never as terminal control sequences.
-    for line in problems:
-        print("  BAD JOURNAL LINE %s (skipped; every record around it was read)" % line)
+    from numatune.apply import journal_commands
+    return journal_commands.cmd_history(args)
 
 
 def cmd_facts(args):
@@ -419,14 +237,14 @@ def cmd_facts(args):
         from numatune.policy.from_host import host_policy, toml_text
         if args.policy or args.only or args.skip:
             raise UsageError("--format policy describes the whole host: it takes no --policy, --only or --skip")
-        root = _root(args)
+        root = root_given(args)
         data, facts = host_policy(root)
         sys.stdout.write(toml_text(data, facts["host"].get("hostname") or args.root))
         return 0
     root, policy = _prepare(args)
     facts = engine.gather(root, policy.data, every=True)
     if args.format == "json":
-        _print_json(facts)
+        jsonout.emit(facts)
     else:
         print(facts_text(facts))
     return 0
@@ -439,7 +257,7 @@ def cmd_check(args):
 
 def cmd_boot(args):
     from numatune.apply import bootfile, replay
-    root = _root(args, writes=True)
+    root = root_given(args, writes=True)
     engine.require_write_access(root)
     # The fixed values first (HugePages per node before memory fragments), then the live settings planned anew.
     failed = bootfile.run(root)
@@ -449,7 +267,7 @@ def cmd_boot(args):
 
 def cmd_snapshot(args):
     from numatune.snapshot import capture
-    root = _root(args)
+    root = root_given(args)
     count = capture(root, args.out)
     out = shlex.quote(args.out)
     print("wrote %s (%d files); plan it offline with: %s" % (args.out, count, command("plan", "--root", args.out)))
@@ -461,7 +279,7 @@ def cmd_recommend(args):
     from numatune.recommend.build import build
     from numatune.recommend.document import to_json
     from numatune.recommend import output
-    root = _root(args)
+    root = root_given(args)
     if args.out:
         output.check(args.out)
     rec = build(root)
@@ -503,7 +321,7 @@ def _review_recommended(args, numatune_tui):
     from numatune.recommend.build import build
     engine.check_areas(args.only)
     engine.check_areas(args.skip)
-    root = _root(args, writes=True)
+    root = root_given(args, writes=True)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("review needs a terminal", "use `numatune recommend --out FILE` and `numatune plan "
                                                     "--policy FILE` in scripts")
@@ -523,6 +341,6 @@ def cmd_policy(args):
     if args.verb == "list":
         print(show.shipped_list())
         return 0
-    root = _root(args)
+    root = root_given(args)
     print(show.merged_text(engine.load_policy(args.refs + args.policy, root)))
     return 0

@@ -132,8 +132,8 @@ open(path, "w").write(data + "#" * (1024 - len(data)))
         (bindir / "grubby").chmod(0o755)
         self.mp.setenv("PATH", "%s:%s" % (bindir, os.environ["PATH"]))
         self.mp.setenv("NUMATUNE_TEST_ROOT", str(self.dir))
-        from numatune import commands
-        self.mp.setattr(commands, "Root", LiveCopy)
+        from numatune.rootfs import given
+        self.mp.setattr(given, "Root", LiveCopy)
         return policy
 
 
@@ -146,7 +146,7 @@ class OracleHost(TreeHost):
     def build(self):
         from oracle_fakes import FakeOracle
         from test_oracle_live import HOME, POLICY
-        from numatune import commands
+        from numatune.rootfs import given
         from numatune.families.oracle import live, sql_write
         fakehost.build(self.dir)
         write(self.dir, "/etc/oratab", "ORCL:%s:Y\n" % HOME)
@@ -156,7 +156,7 @@ class OracleHost(TreeHost):
             spfile={("*", "cpu_count"): ["2"], ("*", "processes"): ["300"], ("*", "sga_target"): ["4G"]})
         self.mp.setattr(live, "FACTORY", self.db.connect)
         self.mp.setattr(sql_write, "_open", {})
-        self.mp.setattr(commands, "Root", LiveCopy)
+        self.mp.setattr(given, "Root", LiveCopy)
         return write(self.tmp, "policy.toml", POLICY)
 
     def state(self):
@@ -197,11 +197,11 @@ class MultipathdHost(TreeHost):
 
     def build(self):
         from block_fixture import san_host, stand_in_multipathd
-        from numatune import commands
+        from numatune.rootfs import given
         san_host(self.dir, luns=2, paths=2, multipath_conf="defaults {\n\tuser_friendly_names yes\n}\n")
         write(self.dir, "/proc/sys/vm/swappiness", "60\n")
         stand_in_multipathd(self.dir, self.tmp / "mpd", self.mp.setenv)
-        self.mp.setattr(commands, "Root", LiveCopy)
+        self.mp.setattr(given, "Root", LiveCopy)
         self.mp.setitem(sys.modules, "pyudev", None)    # the copy's sysfs, not this machine's udev
         return write(self.tmp, "policy.toml", '[sysctl]\n"vm.swappiness" = 10\n\n[[block]]\n'
                                               'match = { vendor = "3PARdata", model = "VV", kind = "dm-multipath" }\n'

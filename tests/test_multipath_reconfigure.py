@@ -23,11 +23,11 @@ SECTION = 'multipath = { rr_min_io_rq = 7 }\n'
 
 @pytest.fixture
 def live(tmp_path, monkeypatch):
-    from numatune import commands
+    from numatune.rootfs import given
     root = tmp_path / "root"
     san_host(root, luns=2, paths=2, multipath_conf=CONF)
     calls = stand_in_multipathd(root, tmp_path / "mpd", monkeypatch.setenv)
-    monkeypatch.setattr(commands, "Root", LiveCopy)
+    monkeypatch.setattr(given, "Root", LiveCopy)
     # The copy's devices from its sysfs files, not from this machine's udev.
     monkeypatch.setitem(sys.modules, "pyudev", None)
     return root, calls, tmp_path / "mpd"

@@ -58,7 +58,8 @@ def test_the_engine_calls_of_the_tui_exist_and_the_cli_shares_them():
     assert called, "the TUI calls no engine function?"
     missing = sorted(n for n in called if not hasattr(engine, n))
     assert not missing, missing
-    commands = (REPO / "numatune" / "commands.py").read_text()
+    commands = "".join((REPO / "numatune" / name).read_text()
+                       for name in ("commands.py", "apply/journal_commands.py"))
     assert SHARED_WITH_CLI <= called
     for name in SHARED_WITH_CLI:
         assert "engine.%s(" % name in commands, "the CLI does not call engine.%s" % name

@@ -25,6 +25,11 @@ def context(root="/", policies=()):
     return (None if root in (None, "", "/") else root), tuple(policies or ())
 
 
+def context_of(args):
+    """What a command this run suggests repeats: its --root and --policy as given."""
+    return context(args.root, getattr(args, "policy", ()))
+
+
 def _flags(name, rest, ctx):
     root, policies = ctx
     out = []

@@ -24,6 +24,12 @@ def _encoder():
 _ENCODE = _encoder()
 
 
+def emit(data):
+    """``data`` on stdout as dumps writes it, one line at the end."""
+    import sys
+    sys.stdout.write(dumps(data) + "\n")
+
+
 def dumps(data):
     if not isinstance(data, dict):
         return _value(data, "")
