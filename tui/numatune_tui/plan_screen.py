@@ -114,19 +114,24 @@ class PlanScreen(FileCommands, Screen):
         table = self.query_one("#plan", DataTable)
         table.loading = False
         table.wanted = {rows.TARGET: rows.longest_target(event.plan)}
-        self._fit_table()
+        # The columns at the table's new width now: its resize then finds them fitted, and the
+        # first rows (a big plan's first paint) are not added all over again.
+        table.fit_columns(self._fit_table())
         self.refill(cursor=1)
         table.focus()
 
     def on_resize(self) -> None:
         self._fit_table()
 
-    def _fit_table(self) -> None:
+    def _fit_table(self):
         """Beside the details (a wide terminal), the table takes what its targets need (rows.wide_table_width);
-        below them, the stylesheet's width. Its columns follow on its own resize (tables.FittedTable)."""
+        below them, the stylesheet's width. Its columns follow on its own resize (tables.FittedTable).
+        Returns the width given, None for the stylesheet's."""
         table = self.query_one("#plan", DataTable)
         wide = self.has_class("-wide") and self.app.plan is not None
-        table.styles.width = rows.wide_table_width(self.size.width, self.app.plan) if wide else None
+        width = rows.wide_table_width(self.size.width, self.app.plan) if wide else None
+        table.styles.width = width
+        return width
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
@@ -231,14 +236,25 @@ class PlanScreen(FileCommands, Screen):
     # A change's details read the file its diff is of: in a thread, never on
     # the event loop. One at a time; when the cursor moved on meanwhile, the
     # latest change is shown next and those passed over are never read.
+    # Only once the frame that moved the cursor (or showed the plan's first
+    # rows) is painted: the thread still holds the interpreter while it works
+    # (it imports every family for their rivals), and would delay that frame.
 
     def _want_details(self, change) -> None:
         self._details_wanted = change
         if not self._details_busy:
             self._details_busy = True
-            # The diff is wrapped to the pane here (two columns kept for its scrollbar); a resize that
-            # changes the table refills it, and so shows the details again at the new width.
-            self.change_details(change, max(self.query_one("#details", Static).size.width - 2, 20))
+            self.call_after_refresh(self._read_details)
+
+    def _read_details(self) -> None:
+        change = self._details_wanted
+        if change is None:
+            # The cursor moved to a group or finding meanwhile: its details are already shown.
+            self._details_busy = False
+            return
+        # The diff is wrapped to the pane here (two columns kept for its scrollbar); a resize that
+        # changes the table refills it, and so shows the details again at the new width.
+        self.change_details(change, max(self.query_one("#details", Static).size.width - 2, 20))
 
     @work(thread=True, group="details")
     def change_details(self, change, width=None) -> None:
