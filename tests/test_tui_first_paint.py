@@ -1,13 +1,58 @@
-"""What the review screen shows right after the plan arrives: the plan's
-rows in one frame, and only then the first change's details
+"""What the review screen shows before and right after the plan arrives:
+the frame at once (empty table, focused, saying the host is being read),
+then the plan's rows in one frame, and only then the first change's details
 (bench/tui_first_paint.py times this on a 5,000-change plan)."""
+import threading
+
 from tui_support import fake_plan, make_app, run, settle
 
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, LoadingIndicator, Static
 
 
 def _text(app, selector):
     return str(app.screen.query_one(selector, Static).render())
+
+
+def test_the_frame_shows_at_once_and_says_the_host_is_being_read(tmp_path):
+    """No animated cover while the plan is read: it kept the screen busy
+    (its frames, the table disabled under it), and when the plan came the
+    table took the focus, so its rows were painted twice. The table has the
+    focus from the start; a reload empties it rather than show a stale plan."""
+    release = threading.Event()
+    plan = fake_plan(50)
+
+    def slow():
+        release.wait(10)
+        return plan, {}
+    app = make_app(tmp_path, plan_source=slow)
+
+    async def go():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one("#plan", DataTable)
+            assert app.plan is None and table.row_count == 0
+            assert "reading facts and planning" in _text(app, "#status")
+            assert "reading facts and planning" in _text(app, "#details")
+            assert app.focused is table and not app.screen.query(LoadingIndicator)
+            release.set()
+            await settle(app, pilot)
+            assert app.plan is plan and table.row_count == len(app.screen.rows) and app.focused is table
+            assert "reading facts" not in _text(app, "#details")
+            release.clear()
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert table.row_count == 0 and app.screen.rows == []
+            assert "reading facts and planning" in _text(app, "#details")
+            await pilot.resize_terminal(160, 50)  # a resize refills the table: not with the stale plan
+            await pilot.pause()
+            assert table.row_count == 0
+            release.set()
+            await settle(app, pilot)
+            assert table.row_count == len(app.screen.rows) > 0
+    try:
+        run(go())
+    finally:
+        release.set()
 
 
 def test_a_changes_details_are_read_after_the_plans_rows_are_painted(tmp_path, monkeypatch):

@@ -60,6 +60,7 @@ class PlanScreen(FileCommands, Screen):
         self._first_load = True
         self._details_wanted = None
         self._details_busy = False
+        self._reading = False  # the plan is being read: what app.plan holds is not shown
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -83,9 +84,17 @@ class PlanScreen(FileCommands, Screen):
     # Reading the host happens in a thread; the screen hears back by message.
 
     def reload(self) -> None:
-        table = self.query_one("#plan", DataTable)
-        table.loading = True
-        self._status("reading facts and planning under %s ..." % self.app.root.path)
+        # The table stays focused, empty, with no animated cover over it: a cover disables the table
+        # and keeps the screen repainting, and focusing the table when the plan came painted its
+        # rows a second time (bench/tui_first_paint.py). A plan shown before is stale: emptied.
+        self._reading = True
+        self._generation += 1  # rows still being added in chunks stop
+        self.rows = []
+        self._details_wanted = None
+        self.query_one("#plan", DataTable).clear()
+        waiting = "reading facts and planning under %s ..." % self.app.root.path
+        self._status(waiting)
+        self.query_one("#details", Static).update(Text(waiting, style="dim"))
         self.load_plan()
 
     @work(thread=True, exclusive=True, group="plan")
@@ -102,6 +111,7 @@ class PlanScreen(FileCommands, Screen):
         app = self.app
         app.plan, app.facts = event.plan, event.facts
         app.stale = False
+        self._reading = False
         self.sub_title = "%s · policy %s" % (rows.host_label(event.plan), app.policy.name if app.policy else "-")
         names = rows.groups(event.plan)
         if self._first_load or not self.expanded & set(names):
@@ -112,7 +122,6 @@ class PlanScreen(FileCommands, Screen):
                 self.expanded.add(rows.FINDINGS)
             self._first_load = False
         table = self.query_one("#plan", DataTable)
-        table.loading = False
         table.wanted = {rows.TARGET: rows.longest_target(event.plan)}
         # The columns at the table's new width now: its resize then finds them fitted, and the
         # first rows (a big plan's first paint) are not added all over again.
@@ -135,9 +144,8 @@ class PlanScreen(FileCommands, Screen):
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
-        table = self.query_one("#plan", DataTable)
-        table.loading = False
-        table.focus()
+        self._reading = False
+        self.query_one("#plan", DataTable).focus()
         self._status("could not plan: %s" % event.error)
         self.query_one("#details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
 
@@ -147,7 +155,7 @@ class PlanScreen(FileCommands, Screen):
         """Rebuild the rows from the plan, filters and expanded groups;
         keep the cursor on the same item when it is still shown."""
         plan = self.app.plan
-        if plan is None:
+        if plan is None or self._reading:
             return
         table = self.query_one("#plan", DataTable)
         current = self.current_row()
