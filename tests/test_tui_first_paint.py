@@ -13,18 +13,25 @@ def _text(app, selector):
     return str(app.screen.query_one(selector, Static).render())
 
 
-def test_the_frame_shows_at_once_and_says_the_host_is_being_read(tmp_path):
+def test_the_frame_shows_at_once_and_says_the_host_is_being_read(tmp_path, monkeypatch):
     """No animated cover while the plan is read: it kept the screen busy
     (its frames, the table disabled under it), and when the plan came the
     table took the focus, so its rows were painted twice. The table has the
     focus from the start; a reload empties it rather than show a stale plan."""
-    release = threading.Event()
+    from numatune_tui import details
+    release, gate = threading.Event(), threading.Event()
     plan = fake_plan(50)
 
     def slow():
         release.wait(10)
         return plan, {}
     app = make_app(tmp_path, plan_source=slow)
+    real = details.change_details
+
+    def slow_details(*args, **kwargs):
+        gate.wait(10)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(details, "change_details", slow_details)
 
     async def go():
         async with app.run_test(size=(120, 40)) as pilot:
@@ -35,6 +42,13 @@ def test_the_frame_shows_at_once_and_says_the_host_is_being_read(tmp_path):
             assert "reading facts and planning" in _text(app, "#details")
             assert app.focused is table and not app.screen.query(LoadingIndicator)
             release.set()
+            for _ in range(100):
+                await pilot.pause(0.02)
+                if table.row_count:
+                    break
+            # The plan is read: the pane no longer says so while the first change's details are read.
+            assert table.row_count and "reading facts" not in _text(app, "#details")
+            gate.set()
             await settle(app, pilot)
             assert app.plan is plan and table.row_count == len(app.screen.rows) and app.focused is table
             assert "reading facts" not in _text(app, "#details")
@@ -53,6 +67,7 @@ def test_the_frame_shows_at_once_and_says_the_host_is_being_read(tmp_path):
         run(go())
     finally:
         release.set()
+        gate.set()
 
 
 def test_a_changes_details_are_read_after_the_plans_rows_are_painted(tmp_path, monkeypatch):

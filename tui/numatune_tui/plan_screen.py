@@ -113,6 +113,8 @@ class PlanScreen(DetailsPane, FileCommands, Screen):
         app.plan, app.facts = event.plan, event.facts
         app.stale = False
         self._reading = False
+        # Until a change's details are read (after the rows are painted), not the wait's message.
+        self.query_one("#details", Static).update("")
         self.sub_title = "%s · policy %s" % (rows.host_label(event.plan), app.policy.name if app.policy else "-")
         names = rows.groups(event.plan)
         if self._first_load or not self.expanded & set(names):
