@@ -98,3 +98,28 @@ def test_a_changes_details_are_read_after_the_plans_rows_are_painted(tmp_path, m
             assert asked[0][1] > 0, "details read before the plan's rows were painted"
             assert "fake knob" in _text(app, "#details")
     run(go())
+
+
+def test_selection_keys_while_the_plan_is_read_do_nothing(tmp_path):
+    """s and u (select all, none) with no plan yet raised AttributeError and ended the app."""
+    release = threading.Event()
+    plan = fake_plan(20)
+
+    def slow():
+        release.wait(10)
+        return plan, {}
+    app = make_app(tmp_path, plan_source=slow)
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("s", "u", "space", "f", "v", "k", "x")
+            await pilot.pause()
+            assert app.plan is None and not app.deselected
+            release.set()
+            await settle(app, pilot)
+            assert app.plan is plan and app.screen.rows
+    try:
+        run(go())
+    finally:
+        release.set()

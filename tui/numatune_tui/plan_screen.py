@@ -271,10 +271,14 @@ class PlanScreen(DetailsPane, FileCommands, Screen):
         self._update_status()
 
     def action_select_all(self) -> None:
+        if self.app.plan is None:
+            return  # still being read
         self.app.deselected.difference_update(c.id for c in self.app.plan.changes if self.filters.change_matches(c))
         self.refill()
 
     def action_select_none(self) -> None:
+        if self.app.plan is None:
+            return  # still being read
         self.app.deselected.update(c.id for c in self.app.plan.changes if self.filters.change_matches(c))
         self.refill()
 
