@@ -141,3 +141,27 @@ def test_kept_journals_prints_its_ratios(host, tmp_path, capsys):
     assert all(float(v) > 0 for v in ratios.values()), out
     journals = sorted(os.listdir(root / "var/lib/numatune/journal"))
     assert len([n for n in journals if n.startswith("2000")]) == 3 and len(journals) == 4, journals
+
+
+def test_tui_first_paint_children_keep_their_bytecode(monkeypatch):
+    """The warm-up run compiles what the children import once: with
+    PYTHONDONTWRITEBYTECODE set (as in many shells and CI jobs) the review
+    child compiled numatune and the TUI again at every run, the minimal app
+    (Textual only, compiled when installed) nothing: the ratio grew by it."""
+    import io
+    import tui_first_paint
+    envs = []
+
+    class Child:
+        returncode = 0
+
+        def __init__(self, argv, **kwargs):
+            envs.append(kwargs.get("env"))
+            self.stdout = io.StringIO("painted 1 rows\n")
+
+        def communicate(self, timeout=None):
+            return "", ""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(tui_first_paint.subprocess, "Popen", Child)
+    tui_first_paint.first_paint(["python", "--child", "review"])
+    assert envs and envs[0] is not None and not envs[0].get("PYTHONDONTWRITEBYTECODE")

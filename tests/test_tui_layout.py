@@ -152,3 +152,30 @@ def test_a_wide_terminal_shows_targets_whole_before_it_widens_the_details(tmp_pa
             assert details.size.width + 1 >= rows.DETAILS_LEAST   # its border is the +1
             assert table.region.right <= details.region.x
     run(go())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["%dx%d" % s for s in SIZES])
+def test_the_plan_is_added_once_at_the_columns_final_widths(tmp_path, size, monkeypatch):
+    """The first rows are measured at the widths the table has once the plan
+    is in (a wide table's width follows its longest target): they were added
+    once at the width the table had while loading, then all over again at
+    its new width, which delayed the first paint of a big plan."""
+    from numatune_tui.plan_screen import PlanTable
+    plan = _plan()
+    app = make_app(tmp_path, plan_source=lambda: (plan, {}))
+    added = []  # the columns' widths at each adding of rows
+    real = PlanTable.add_rows
+
+    def counted(table, cells):
+        added.append([c.width for c in table.ordered_columns])
+        return real(table, cells)
+    monkeypatch.setattr(PlanTable, "add_rows", counted)
+
+    async def go():
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            table = app.screen.query_one("#plan", DataTable)
+            final = [c.width for c in table.ordered_columns]
+            assert added == [final]
+            assert tuple(final) == rows.column_widths(_room(table), wanted=table.wanted)
+    run(go())

@@ -18,7 +18,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from numatune.errors import NumatuneError
 from numatune.report.console import summary_line
 
-from . import details, rows
+from . import rows
+from .details_pane import DetailsPane
 from .file_commands import FileCommands
 from .keys import bindings
 from .rows import Filters
@@ -35,7 +36,7 @@ class PlanTable(FittedTable):
     COLUMNS = rows.COLUMNS
 
 
-class PlanScreen(FileCommands, Screen):
+class PlanScreen(DetailsPane, FileCommands, Screen):
     BINDINGS = bindings("plan")
 
     class PlanReady(Message):
@@ -60,6 +61,7 @@ class PlanScreen(FileCommands, Screen):
         self._first_load = True
         self._details_wanted = None
         self._details_busy = False
+        self._reading = False  # the plan is being read: what app.plan holds is not shown
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -83,9 +85,17 @@ class PlanScreen(FileCommands, Screen):
     # Reading the host happens in a thread; the screen hears back by message.
 
     def reload(self) -> None:
-        table = self.query_one("#plan", DataTable)
-        table.loading = True
-        self._status("reading facts and planning under %s ..." % self.app.root.path)
+        # The table stays focused, empty, with no animated cover over it: a cover disables the table
+        # and keeps the screen repainting, and focusing the table when the plan came painted its
+        # rows a second time (bench/tui_first_paint.py). A plan shown before is stale: emptied.
+        self._reading = True
+        self._generation += 1  # rows still being added in chunks stop
+        self.rows = []
+        self._details_wanted = None
+        self.query_one("#plan", DataTable).clear()
+        waiting = "reading facts and planning under %s ..." % self.app.root.path
+        self._status(waiting)
+        self.query_one("#details", Static).update(Text(waiting, style="dim"))
         self.load_plan()
 
     @work(thread=True, exclusive=True, group="plan")
@@ -102,6 +112,9 @@ class PlanScreen(FileCommands, Screen):
         app = self.app
         app.plan, app.facts = event.plan, event.facts
         app.stale = False
+        self._reading = False
+        # Until a change's details are read (after the rows are painted), not the wait's message.
+        self.query_one("#details", Static).update("")
         self.sub_title = "%s · policy %s" % (rows.host_label(event.plan), app.policy.name if app.policy else "-")
         names = rows.groups(event.plan)
         if self._first_load or not self.expanded & set(names):
@@ -112,27 +125,30 @@ class PlanScreen(FileCommands, Screen):
                 self.expanded.add(rows.FINDINGS)
             self._first_load = False
         table = self.query_one("#plan", DataTable)
-        table.loading = False
         table.wanted = {rows.TARGET: rows.longest_target(event.plan)}
-        self._fit_table()
+        # The columns at the table's new width now: its resize then finds them fitted, and the
+        # first rows (a big plan's first paint) are not added all over again.
+        table.fit_columns(self._fit_table())
         self.refill(cursor=1)
         table.focus()
 
     def on_resize(self) -> None:
         self._fit_table()
 
-    def _fit_table(self) -> None:
+    def _fit_table(self):
         """Beside the details (a wide terminal), the table takes what its targets need (rows.wide_table_width);
-        below them, the stylesheet's width. Its columns follow on its own resize (tables.FittedTable)."""
+        below them, the stylesheet's width. Its columns follow on its own resize (tables.FittedTable).
+        Returns the width given, None for the stylesheet's."""
         table = self.query_one("#plan", DataTable)
         wide = self.has_class("-wide") and self.app.plan is not None
-        table.styles.width = rows.wide_table_width(self.size.width, self.app.plan) if wide else None
+        width = rows.wide_table_width(self.size.width, self.app.plan) if wide else None
+        table.styles.width = width
+        return width
 
     @on(PlanFailed)
     def _plan_failed(self, event: PlanFailed) -> None:
-        table = self.query_one("#plan", DataTable)
-        table.loading = False
-        table.focus()
+        self._reading = False
+        self.query_one("#plan", DataTable).focus()
         self._status("could not plan: %s" % event.error)
         self.query_one("#details", Static).update(Text("numatune: %s" % event.error, style="bold red"))
 
@@ -142,7 +158,7 @@ class PlanScreen(FileCommands, Screen):
         """Rebuild the rows from the plan, filters and expanded groups;
         keep the cursor on the same item when it is still shown."""
         plan = self.app.plan
-        if plan is None:
+        if plan is None or self._reading:
             return
         table = self.query_one("#plan", DataTable)
         current = self.current_row()
@@ -208,55 +224,6 @@ class PlanScreen(FileCommands, Screen):
         else:
             self._status(rows.summary(plan, self.app.deselected, self.filters))
 
-    def _show_details(self) -> None:
-        pane = self.query_one("#details", Static)
-        row = self.current_row()
-        app = self.app
-        # Only a change's details come from a worker; any other row's are shown right here.
-        self._details_wanted = row.item if row is not None and row.kind == "change" else None
-        if row is None:
-            text = summary_line(app.plan) if app.plan else ""
-            if app.plan and (app.plan.changes or app.plan.findings):
-                text = ("nothing matches the filters (%s); x clears them" % self.filters.describe())
-            pane.update(text)
-        elif row.kind == "change":
-            self._want_details(row.item)
-            return
-        elif row.kind == "finding":
-            pane.update(details.finding_details(row.item, app.policy))
-        else:
-            pane.update(details.group_details(row.group, row.count, app.plan))
-        self.query_one("#details-pane").scroll_home(animate=False)
-
-    # A change's details read the file its diff is of: in a thread, never on
-    # the event loop. One at a time; when the cursor moved on meanwhile, the
-    # latest change is shown next and those passed over are never read.
-
-    def _want_details(self, change) -> None:
-        self._details_wanted = change
-        if not self._details_busy:
-            self._details_busy = True
-            # The diff is wrapped to the pane here (two columns kept for its scrollbar); a resize that
-            # changes the table refills it, and so shows the details again at the new width.
-            self.change_details(change, max(self.query_one("#details", Static).size.width - 2, 20))
-
-    @work(thread=True, group="details")
-    def change_details(self, change, width=None) -> None:
-        app = self.app
-        text = details.change_details(change, app.plan, app.facts, app.policy, app.root, width)
-        self.app.call_from_thread(self._change_details_ready, change, text)
-
-    def _change_details_ready(self, change, text) -> None:
-        self._details_busy = False
-        if self._details_wanted is not change:
-            # The cursor moved on meanwhile: to another change (read it next), or to a group or finding
-            # whose details are already shown (a group row has no item: never read "None"'s details).
-            if self._details_wanted is not None:
-                self._want_details(self._details_wanted)
-            return
-        self.query_one("#details", Static).update(text)
-        self.query_one("#details-pane").scroll_home(animate=False)
-
     @on(DataTable.RowHighlighted, "#plan")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_details()
@@ -304,10 +271,14 @@ class PlanScreen(FileCommands, Screen):
         self._update_status()
 
     def action_select_all(self) -> None:
+        if self.app.plan is None:
+            return  # still being read
         self.app.deselected.difference_update(c.id for c in self.app.plan.changes if self.filters.change_matches(c))
         self.refill()
 
     def action_select_none(self) -> None:
+        if self.app.plan is None:
+            return  # still being read
         self.app.deselected.update(c.id for c in self.app.plan.changes if self.filters.change_matches(c))
         self.refill()
 
