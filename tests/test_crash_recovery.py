@@ -40,7 +40,7 @@ def _intent_pending(root_dir, suffix):
     journal = root_dir / "var/lib/numatune/journal"
     for path in journal.glob("*.jsonl") if journal.is_dir() else []:
         records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        done = {r["seq"] for r in records if r["t"] == "done"}
+        done = {s for r in records if r["t"] == "done" for s in r.get("seqs", [r["seq"]])}
         for r in records:
             if r["t"] == "intent" and r["op"]["path"].endswith(suffix) and r["seq"] not in done:
                 return True

@@ -5,11 +5,11 @@ announces, so a run killed at any point leaves enough to finish or undo it.
 Records, in order:
   begin      txid, time, command, policy, the planned changes
   intent     seq, change id, the op (target, before, after)      fsynced, then the write
-  done       seq                                                  the write returned
+  done       seq[, seqs]                                          the writes returned (a batch at once)
   commit     writes (how many intents the run wrote)              apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
-  undoing    seq                                                  fsynced (a batch at once), then the restore
-  undone     seq (or skipped with a reason)
+  undoing    seq[, seqs]                                          fsynced (a batch at once), then the restores
+  undone     seq[, seqs] (or skipped with a reason)
   failed     seq, error, what (an undo that raised; the others still ran)
   undo-end   reason
 
@@ -21,16 +21,16 @@ its own undo records, so a rollback, and a later revert of the same
 transaction, never need new space. A record is written whole (short writes
 looped) and fsynced, or cut off again: no torn record announces a write.
 Readers skip a bad line, say which (file:line), and keep every record around it.
+A record naming a batch lists its writes in ``seqs`` (numatune/apply/journal_records.py).
 """
-import base64
 import datetime
 import errno
-import hashlib
-import json
 import os
 import re
 
-from numatune.apply.seal import _sum, intact, line, sealed  # noqa: F401 -- _sum, sealed: re-exported
+from numatune.apply.journal_records import (REQUIRED, blocking, parse_journal,  # noqa: F401 -- re-exported
+                                            seqs_of)
+from numatune.apply.seal import _sum, line, sealed  # noqa: F401 -- _sum, sealed: re-exported
 from numatune.apply.state_dir import fsync_dir, open_state_file
 from numatune.errors import RefusedError, UsageError
 
@@ -43,9 +43,6 @@ FRAME_ROOM = 1024      # per undo pass: "undo-begin" + "undo-end"
 DONE_ROOM = 256        # the "done" after a write (with a value's "after")
 TEXT_CAP = 300
 _FALLOC_FL_KEEP_SIZE = 0x01
-# Fields a record must have to be understood; seq is an int everywhere.
-REQUIRED = {"intent": ("seq", "op"), "done": ("seq",), "undoing": ("seq",), "undone": ("seq",),
-            "skipped": ("seq",), "failed": ("seq",)}
 
 
 def new_txid():
@@ -185,102 +182,6 @@ class Journal:
                 pass
 
 
-def _data_mismatch(op):
-    """Why an op's journaled bytes are not what their sha256 says, or None."""
-    for side in ("before", "after"):
-        state = op.get(side)
-        if isinstance(state, dict) and isinstance(state.get("data"), str) and isinstance(state.get("sha256"), str):
-            try:
-                data = base64.b64decode(state["data"], validate=True)
-            except (ValueError, TypeError):
-                return "the %s bytes are not base64" % side
-            if hashlib.sha256(data).hexdigest() != state["sha256"]:
-                return "the %s bytes do not match their sha256" % side
-    return None
-
-
-def _bad(record):
-    """Why a parsed line is not a record numatune can use, or None."""
-    if not isinstance(record, dict):
-        return "not a record (a JSON %s)" % type(record).__name__
-    kind = record.get("t")
-    if not isinstance(kind, str):
-        return "no record type"
-    for field in REQUIRED.get(kind, ()):
-        if field not in record:
-            return "%s record without %r" % (kind, field)
-    if "seq" in REQUIRED.get(kind, ()) and (not isinstance(record["seq"], int) or isinstance(record["seq"], bool)):
-        return "%s record with a seq that is not a number" % kind
-    if kind == "intent" and not (isinstance(record["op"], dict) and isinstance(record["op"].get("kind"), str)
-                                 and isinstance(record["op"].get("path", ""), str)):
-        return "intent record with an unusable op"
-    return None
-
-
-def parse_journal(data, name):
-    """(records, problems) of a journal's bytes; each problem "name:line: why".
-    A bad line costs only itself."""
-    records, problems = [], []
-    sealed_journal = None       # whether its records carry checksums (journals before 0.9 do not)
-    lines = data.split(b"\n")
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip(b"\x00 \t\r"):
-            continue  # blank, or zeros a crash left in reserved room
-        try:
-            record = json.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError):
-            torn = number == len(lines)
-            problems.append("%s:%d: %s" % (name, number, "torn last record (a crash mid-append; the write it "
-                                           "announced never started)" if torn else "not a JSON record"))
-            continue
-        why = _bad(record)
-        if why:
-            problems.append("%s:%d: %s" % (name, number, why))
-            continue
-        if sealed_journal is None:
-            sealed_journal = "sum" in record
-        if "sum" in record and not intact(raw, record):
-            problems.append("%s:%d: checksum mismatch (the %s record was changed after it was written)"
-                            % (name, number, record["t"]))
-            continue
-        if sealed_journal and "sum" not in record:
-            problems.append("%s:%d: %s record without a checksum in a journal whose records have one"
-                            % (name, number, record["t"]))
-            continue
-        why = _data_mismatch(record["op"]) if record["t"] == "intent" else None
-        if why:
-            problems.append("%s:%d: intent %s: %s" % (name, number, record["seq"], why))
-            continue
-        records.append(record)
-    if not records and not problems:
-        problems.append("%s:1: empty journal (no begin record): what it recorded cannot be known" % name)
-    missing = _missing_intents(records)
-    if missing:
-        problems.append("%s: intent %s missing (a gap in the sequence numbers)"
-                        % (name, ", ".join(map(str, missing[:10]))))
-    return records, problems
-
-
-def _missing_intents(records):
-    """The seqs below the highest one the journal names that have no intent.
-    Not only the intents' own seqs: a gap at the end of a group (the last
-    intent lost, its "done" kept) shows only in a later record naming it,
-    and one lost with its "done" only in the commit's count of writes."""
-    seqs = {r["seq"] for r in records if r["t"] == "intent"}
-    named = [r["seq"] for r in records if r["t"] in REQUIRED]
-    named += [r["writes"] for r in records if r["t"] == "commit" and type(r.get("writes")) is int]
-    top = max(named, default=0)
-    if top > 10 * len(records) + 1000:     # a forged seq must not make a list of a billion numbers
-        return sorted(set(range(1, 1001)) - seqs) + [top]
-    return sorted(set(range(1, top + 1)) - seqs)
-
-
-def blocking(problems):
-    """The problems that refuse a revert without --force: all but a torn last
-    record (a crash mid-append announced a write that never started)."""
-    return [p for p in problems if "torn last record" not in p]
-
-
 def _read(root, txid):
     if not re.match(r"^[0-9T-]+$", txid or ""):
         raise UsageError("%r is not a transaction id" % txid, "see `numatune history`")
@@ -368,18 +269,22 @@ class Transaction:
         if t == "intent":
             self.ops[r["seq"]] = r
         elif t == "done":
-            self.done.add(r["seq"])
+            self.done.update(seqs_of(r))
             if "after" in r:
                 self.done_after[r["seq"]] = r["after"]
+            for seq, after in (r.get("afters") or {}).items():     # a batch's: only those that differ
+                self.done_after[int(seq)] = after
         elif t == "undoing":
-            self.undoing.add(r["seq"])
+            self.undoing.update(seqs_of(r))
         elif t == "undone":
-            self.undone.add(r["seq"])
-            self.skipped.discard(r["seq"])
-            self.undoing.discard(r["seq"])
+            seqs = seqs_of(r)
+            self.undone.update(seqs)
+            self.skipped.difference_update(seqs)
+            self.undoing.difference_update(seqs)
         elif t == "skipped":
-            self.skipped.add(r["seq"])
-            self.undoing.discard(r["seq"])
+            seqs = seqs_of(r)
+            self.skipped.update(seqs)
+            self.undoing.difference_update(seqs)
         elif t == "failed":
             # Still "undoing": a restore that failed may have left its own
             # half-written bytes (a copied value file truncated, then

@@ -8,6 +8,7 @@ import os
 
 from numatune.apply import kinds as appliers
 from numatune.apply.journal import TEXT_CAP, Journal
+from numatune.apply.journal_records import batch_record
 from numatune.errors import RefusedError
 from numatune.apply.ops import BATCHABLE, _describe, _error_text, _new_batch, _now, _reason, describe_undo
 
@@ -75,7 +76,7 @@ class _Outcomes:
 
     def __init__(self):
         self.restored, self.skipped, self.failed = [], [], []
-        self.records = []
+        self.records = []   # this batch's outcomes: (seq, outcome), or a "failed" record
         self.held = None    # the first KeyboardInterrupt/SystemExit, raised once every op was tried
 
     def fail(self, seq, op, e):
@@ -88,16 +89,39 @@ class _Outcomes:
                              "what": what[:TEXT_CAP]})
 
     def note(self, seq, op, outcome):
-        if outcome == "superseded":
-            self.records.append({"t": "undone", "seq": seq, "note": "superseded by the undo of an older write"})
-        elif outcome == "already":
-            self.records.append({"t": "undone", "seq": seq, "note": "already as before"})
-        elif outcome == "skipped":
+        if outcome == "skipped":
             self.skipped.append(_describe(op))
-            self.records.append({"t": "skipped", "seq": seq, "reason": "changed since by someone else"})
-        else:
+        elif outcome == "restored":
             self.restored.append(describe_undo(op))
-            self.records.append({"t": "undone", "seq": seq})
+        self.records.append((seq, outcome))
+
+    def journaled(self):
+        """This batch's outcome records, and the batch emptied: one record
+        per kind of outcome naming its writes in ``seqs`` (a giant host's
+        revert wrote 35,000 records of one line each), placed where its
+        first write's was; a failure on its own, with its error."""
+        out, groups = [], {}
+        for item in self.records:
+            if isinstance(item, dict):
+                out.append(item)
+                continue
+            seq, outcome = item
+            if outcome not in groups:
+                groups[outcome] = []
+                out.append(outcome)
+            groups[outcome].append(seq)
+        self.records = []
+        return [item if isinstance(item, dict) else batch_record(*_OUTCOMES[item], seqs=groups[item])
+                for item in out]
+
+
+# outcome -> (record type, its fields)
+_OUTCOMES = {
+    "superseded": ("undone", {"note": "superseded by the undo of an older write"}),
+    "already": ("undone", {"note": "already as before"}),
+    "skipped": ("skipped", {"reason": "changed since by someone else"}),
+    "restored": ("undone", {}),
+}
 
 
 def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), unprovable=()):
@@ -126,7 +150,7 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), un
         else:
             done.note(seq, op, decision)
     if to_restore:
-        record.many([{"t": "undoing", "seq": seq} for seq, _ in to_restore])
+        record.many([batch_record("undoing", None, [seq for seq, _ in to_restore])])
     for seq, op in to_restore:
         try:
             appliers.for_op(op).restore(root, op)
@@ -134,8 +158,7 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), un
             done.fail(seq, op, e)
             continue
         done.note(seq, op, "restored")
-    records, done.records = done.records, []
-    record.many(records, sync=False)
+    record.many(done.journaled(), sync=False)
 
 
 def _undo_ops(root, journal, seq_ops, reason, force=False, interrupted=(), superseded=(), unprovable=()):

@@ -15,6 +15,7 @@ from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply import audit, journal_index
 from numatune.apply.journal import Journal, Transaction, new_txid, shared_whys
+from numatune.apply.journal_records import batch_record
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -192,26 +193,41 @@ class _GroupCommit:
         self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
                                   for seq, changes, _, _, op in intents])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]
-        results = []
+        made = []
         try:
             for seq, changes, write, kind, op in intents:
                 self.current = (changes[0], write)
                 self.attempted += 1
                 kind.perform(self.root, op)
-                record = {"t": "done", "seq": seq}
-                if op["kind"] in ("command", "value"):
-                    record["after"] = op["after"]
-                results.append(record)
+                made.append((seq, op))
                 if self.on_write:
                     for change in changes:  # verify reads back every change a merged op carries
                         self.on_write(change, op)
         except BaseException:  # noqa: B902 -- the caller rolls back; keep its error, not the journal's
             try:
-                self.journal.append_many(results, sync=False)
+                self.journal.append_many(_done(made), sync=False)
             except Exception:
                 pass    # the rollback's records follow; a result missing only makes its undo forced
             raise
-        self.journal.append_many(results, sync=False)
+        self.journal.append_many(_done(made), sync=False)
+
+
+def _done(made):
+    """The "done" of the writes ``made`` ([(seq, op)]): one record for the
+    batch (a giant host's apply wrote 35,000 of one line each). A value or
+    command write's "after" is what its target took; a batch's record holds
+    it only where that is not the intent's (``afters``), which revert reads
+    in its place."""
+    if not made:
+        return []
+    if len(made) == 1:
+        seq, op = made[0]
+        record = {"t": "done", "seq": seq}
+        if op["kind"] in ("command", "value"):
+            record["after"] = op["after"]
+        return [record]
+    afters = {str(seq): op["after"] for seq, op in made if op["kind"] in ("command", "value") and "asked" in op}
+    return [batch_record("done", {"afters": afters} if afters else None, [seq for seq, _ in made])]
 
 
 def _journal_estimate(root, changes):

@@ -1,0 +1,147 @@
+"""Reading a journal's records back: each line parsed, checked (its
+checksum, its fields, an intent's bytes against their sha256) and the
+sequence numbers the records name checked for gaps.
+
+A record about writes names them by ``seq``; a record about a whole batch
+of them (group commit: the "done" of a batch of writes, the "undoing" and
+the outcomes of a batch of undos) also lists them all in ``seqs``, ``seq``
+being the first. Journals written before batched records name one write
+per record, and read the same.
+"""
+import base64
+import hashlib
+import json
+
+from numatune.apply.seal import intact
+
+# Fields a record must have to be understood; seq is an int everywhere.
+REQUIRED = {"intent": ("seq", "op"), "done": ("seq",), "undoing": ("seq",), "undone": ("seq",),
+            "skipped": ("seq",), "failed": ("seq",)}
+# The records that may name a batch of writes in ``seqs``.
+BATCHED = ("done", "undoing", "undone", "skipped")
+
+
+def seqs_of(record):
+    """The seqs a (valid) record names: its ``seqs``, else its ``seq``."""
+    many = record.get("seqs")
+    return many if many is not None else [record["seq"]]
+
+
+def batch_record(kind, fields=None, seqs=()):
+    """One record of ``kind`` (with ``fields``) for the writes ``seqs``: as
+    before batching when there is one, else naming the first in ``seq`` and
+    all in ``seqs``."""
+    record = {"t": kind, "seq": seqs[0]}
+    if len(seqs) > 1:
+        record["seqs"] = list(seqs)
+    record.update(fields or {})
+    return record
+
+
+def _is_seq(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _data_mismatch(op):
+    """Why an op's journaled bytes are not what their sha256 says, or None."""
+    for side in ("before", "after"):
+        state = op.get(side)
+        if isinstance(state, dict) and isinstance(state.get("data"), str) and isinstance(state.get("sha256"), str):
+            try:
+                data = base64.b64decode(state["data"], validate=True)
+            except (ValueError, TypeError):
+                return "the %s bytes are not base64" % side
+            if hashlib.sha256(data).hexdigest() != state["sha256"]:
+                return "the %s bytes do not match their sha256" % side
+    return None
+
+
+def _bad(record):
+    """Why a parsed line is not a record numatune can use, or None."""
+    if not isinstance(record, dict):
+        return "not a record (a JSON %s)" % type(record).__name__
+    kind = record.get("t")
+    if not isinstance(kind, str):
+        return "no record type"
+    for field in REQUIRED.get(kind, ()):
+        if field not in record:
+            return "%s record without %r" % (kind, field)
+    if "seq" in REQUIRED.get(kind, ()) and not _is_seq(record["seq"]):
+        return "%s record with a seq that is not a number" % kind
+    if "seqs" in record:
+        many = record["seqs"]
+        if kind not in BATCHED or not isinstance(many, list) or not many or not all(_is_seq(s) for s in many) \
+                or many[0] != record["seq"]:
+            return "%s record with seqs that are not a list of numbers starting at its seq" % kind
+    afters = record.get("afters")
+    if afters is not None and (kind != "done" or not isinstance(afters, dict)
+                               or not all(k.isdigit() and k.isascii() and int(k) in seqs_of(record) for k in afters)):
+        return "%s record with afters that are not its writes' values" % kind
+    if kind == "intent" and not (isinstance(record["op"], dict) and isinstance(record["op"].get("kind"), str)
+                                 and isinstance(record["op"].get("path", ""), str)):
+        return "intent record with an unusable op"
+    return None
+
+
+def parse_journal(data, name):
+    """(records, problems) of a journal's bytes; each problem "name:line: why".
+    A bad line costs only itself."""
+    records, problems = [], []
+    sealed_journal = None       # whether its records carry checksums (journals before 0.9 do not)
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip(b"\x00 \t\r"):
+            continue  # blank, or zeros a crash left in reserved room
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            torn = number == len(lines)
+            problems.append("%s:%d: %s" % (name, number, "torn last record (a crash mid-append; the write it "
+                                           "announced never started)" if torn else "not a JSON record"))
+            continue
+        why = _bad(record)
+        if why:
+            problems.append("%s:%d: %s" % (name, number, why))
+            continue
+        if sealed_journal is None:
+            sealed_journal = "sum" in record
+        if "sum" in record and not intact(raw, record):
+            problems.append("%s:%d: checksum mismatch (the %s record was changed after it was written)"
+                            % (name, number, record["t"]))
+            continue
+        if sealed_journal and "sum" not in record:
+            problems.append("%s:%d: %s record without a checksum in a journal whose records have one"
+                            % (name, number, record["t"]))
+            continue
+        why = _data_mismatch(record["op"]) if record["t"] == "intent" else None
+        if why:
+            problems.append("%s:%d: intent %s: %s" % (name, number, record["seq"], why))
+            continue
+        records.append(record)
+    if not records and not problems:
+        problems.append("%s:1: empty journal (no begin record): what it recorded cannot be known" % name)
+    missing = _missing_intents(records)
+    if missing:
+        problems.append("%s: intent %s missing (a gap in the sequence numbers)"
+                        % (name, ", ".join(map(str, missing[:10]))))
+    return records, problems
+
+
+def _missing_intents(records):
+    """The seqs below the highest one the journal names that have no intent.
+    Not only the intents' own seqs: a gap at the end of a group (the last
+    intent lost, its "done" kept) shows only in a later record naming it,
+    and one lost with its "done" only in the commit's count of writes."""
+    seqs = {r["seq"] for r in records if r["t"] == "intent"}
+    named = [s for r in records if r["t"] in REQUIRED for s in seqs_of(r)]
+    named += [r["writes"] for r in records if r["t"] == "commit" and type(r.get("writes")) is int]
+    top = max(named, default=0)
+    if top > 10 * len(records) + 1000:     # a forged seq must not make a list of a billion numbers
+        return sorted(set(range(1, 1001)) - seqs) + [top]
+    return sorted(set(range(1, top + 1)) - seqs)
+
+
+def blocking(problems):
+    """The problems that refuse a revert without --force: all but a torn last
+    record (a crash mid-append announced a write that never started)."""
+    return [p for p in problems if "torn last record" not in p]
