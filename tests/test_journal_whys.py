@@ -36,6 +36,8 @@ def test_the_begin_record_holds_each_why_once_and_history_reads_every_change_who
     assert sorted(begin["whys"]) == sorted([WHY, "another reason"])
     [tx] = list_transactions(root)
     assert tx.changes == [json.loads(json.dumps(c.to_json())) for c in changes]
+    # Counted without putting each text back (revert's and history's summary lines).
+    assert tx.change_count == 40
 
 
 def test_a_journal_written_before_keeps_its_whys_in_place():
@@ -46,3 +48,12 @@ def test_a_journal_written_before_keeps_its_whys_in_place():
     assert with_whys(shared, whys) == old
     # An index that names no text (an edited record) is left as it is, not guessed.
     assert with_whys([{"id": "a", "why_at": 3}], ["x"]) == [{"id": "a", "why_at": 3}]
+
+
+def test_the_change_count_is_the_changes_read_whole():
+    from numatune.apply.journal import Transaction
+    for begin in ({"t": "begin", "changes": [{"id": "a", "why": "x"}, "not a change", {"id": "b"}]},
+                  {"t": "begin", "changes": [{"id": "a", "why_at": 0}, {"id": "b"}], "whys": ["x"]},
+                  {"t": "begin", "changes": "garbage"}, {"t": "begin"}):
+        tx = Transaction("x", [begin])
+        assert tx.change_count == len(tx.changes)

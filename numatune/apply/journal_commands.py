@@ -69,7 +69,7 @@ def _revert_all(args):
               % (len(todo), writes, first.txid, value(first.time)))
         for tx in todo:
             print(clean("  %-30s %-19s %-18s %s" % (tx.txid, value(tx.time)[:19].replace("T", " "), tx.state,
-                                                   change_counts(len(tx.changes), len(tx.ops)))))
+                                                   change_counts(tx.change_count, len(tx.ops)))))
         print("")
     if not args.yes:
         if not sys.stdin.isatty():
@@ -134,7 +134,7 @@ def cmd_history(args):
             return 0
         state = "auto-reverted (no `numatune confirm` before the deadline)" if said["auto_reverted"] else tx.state
         print("transaction %s (%s): %s, %s" % (tx.txid, value(tx.time), state,
-                                               change_counts(len(tx.changes), len(tx.ops))))
+                                               change_counts(tx.change_count, len(tx.ops))))
         for label, text in (("user", said["user"]), ("host", said["host"]),
                             ("command", "boot replay (numatune boot)" if said["kind"] == "boot replay"
                              else said["command_line"]),
@@ -152,7 +152,7 @@ def cmd_history(args):
     txs = list_transactions(root)
     audits = {t.txid: audited(t) for t in txs}
     if args.format == "json":
-        jsonout.emit([dict({"txid": t.txid, "time": t.time, "state": t.state, "changes": len(t.changes),
+        jsonout.emit([dict({"txid": t.txid, "time": t.time, "state": t.state, "changes": t.change_count,
                            "problems": t.problems}, **audits[t.txid]) for t in txs])
     else:
         print(history_text(txs, audits))

@@ -229,7 +229,7 @@ def history_text(transactions, audits=None):
     for tx in newest_first(transactions):
         audit = (audits or {}).get(tx.txid)
         state = "auto-reverted" if audit and audit.get("auto_reverted") else tx.state
-        out.append(row % (tx.txid, value(tx.time)[:19].replace("T", " "), state, count(len(tx.changes))))
+        out.append(row % (tx.txid, value(tx.time)[:19].replace("T", " "), state, count(tx.change_count)))
         if audit:
             lines = textwrap.wrap(audit_line(audit), 79, initial_indent="  ", subsequent_indent="    ",
                                   break_long_words=False, break_on_hyphens=False)
@@ -286,5 +286,5 @@ def revert_summary(tx, restored, skipped, failed):
     already = max(writes - len(restored) - len(skipped) - len(failed), 0)
     # "transaction TXID:" first, as apply's result line: scripts read the txid from it.
     return "transaction %s: %s: %s restored, %s left alone, %s failed%s." % (
-        tx.txid, change_counts(len(tx.changes), writes), count(len(restored)), count(len(skipped)),
+        tx.txid, change_counts(tx.change_count, writes), count(len(restored)), count(len(skipped)),
         count(len(failed)), ", %s already as before" % count(already) if already else "")
