@@ -55,22 +55,24 @@ def _sub_line(targets, current, desired, room):
     return "%s: %s" % (elide(targets_text(list(dict.fromkeys(targets))), max(room - len(change) - 2, 12)), change)
 
 
-def _related(item_id, ids, subjects):
+def _related(item_id, ids, prefixes, subjects):
     """Whether a compliant rule's id speaks of one of a setting's changes: the
     same id, the id without its subject (``block.udev`` for each rule line), or
-    the same subject under another prefix (``sysctl.persist:X`` for ``sysctl.live:X``)."""
+    the same subject under another prefix (``sysctl.persist:X`` for ``sysctl.live:X``).
+    ``prefixes`` and ``subjects``: the ids' parts before and after their ":"."""
     prefix, _, subject = item_id.partition(":")
-    return item_id in ids or (not subject and item_id in {i.partition(":")[0] for i in ids}) \
-        or bool(subject and subject in subjects)
+    return item_id in ids or (not subject and item_id in prefixes) or bool(subject and subject in subjects)
 
 
 def _kept(rule, changes, compliant):
     ids = {c.id for c in changes}
+    # Once per setting, not per compliant rule: a storage rule has 5,000 changes.
+    prefixes = {i.partition(":")[0] for i in ids}
     subjects = {c.id.partition(":")[2] for c in changes} - {""}
     by = []
     for item in compliant:
         # A rule's own compliant entry, or its table's (``block[0]`` for ``block[0].nr_requests``).
-        mine = item.rule == rule or rule.startswith(item.rule + ".") or _related(item.rule, ids, subjects)
+        mine = item.rule == rule or rule.startswith(item.rule + ".") or _related(item.rule, ids, prefixes, subjects)
         if item.kept_by and mine and item.kept_by not in by:
             by.append(item.kept_by)
     for c in changes:
