@@ -221,7 +221,9 @@ def shared_whys(changes):
             if i is None:
                 i = at[why] = len(whys)
                 whys.append(why)
-            change = {("why_at" if k == "why" else k): (i if k == "why" else v) for k, v in change.items()}
+            # A copy, the text's index in its place: the record is encoded with its keys sorted.
+            change = dict(change, why_at=i)
+            del change["why"]
         out.append(change)
     return out, whys
 

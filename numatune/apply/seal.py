@@ -33,6 +33,7 @@ def _encoder():
 
 
 _ENCODE = _encoder()
+_STRING = json.encoder.encode_basestring_ascii     # how _ENCODE writes a string (ensure_ascii)
 
 
 def _sum(record):
@@ -63,7 +64,10 @@ def line(record):
     after = [k for k in record if k > "sum"]
     if not after:
         return (body[:-1] + (", " if len(body) > 2 else "") + item + "}\n").encode()
-    tail = _ENCODE({k: record[k] for k in after})[1:]
+    if after == ["t"] and type(record["t"]) is str:
+        tail = '"t": %s}' % _STRING(record["t"])    # most records: their type alone, without an encoder run
+    else:
+        tail = _ENCODE({k: record[k] for k in after})[1:]
     return (body[:-len(tail)] + item + ", " + tail + "\n").encode()
 
 
