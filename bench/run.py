@@ -2,6 +2,7 @@
 """numatune on a giant host, against the cost of only reading what it reads.
 
     python bench/run.py [--reps 5] [--budget 100] [--workdir DIR] [--keep] [--luns 1024 --nics 64 ...]
+    python bench/run.py --apply-only [--no-kept] [--reps 5]     # apply+revert/floor alone (bench/apply_bench.py)
 
 One run: builds the synthetic host of make_host.py (and one with 1/8 of its
 devices), plans it end to end as a process, traces that plan once with
@@ -207,6 +208,9 @@ def main(argv=None):
                         help="skip the side-by-side runs (tuned-adm verify, the TUI's first paint)")
     parser.add_argument("--no-shapes", action="store_true",
                         help="skip the two other host shapes (many dm maps over few paths, many NICs)")
+    parser.add_argument("--apply-only", action="store_true",
+                        help="only apply+revert against the floor (--reps rounds) and the kept journals")
+    parser.add_argument("--no-kept", action="store_true", help="with --apply-only: skip the kept journals")
     for name, value in DEFAULTS.items():
         parser.add_argument("--" + name, type=int, default=value, metavar="N")
     args = parser.parse_args(argv)
@@ -218,15 +222,19 @@ def main(argv=None):
     except OSError as e:
         raise SystemExit("bench: cannot build the hosts in %s: %s (give --workdir)" % (args.workdir, e.strerror))
     try:
-        report(args, work, sizes, small)
-        if not args.no_shapes:
+        if args.apply_only:
+            from apply_bench import run_apply_only
+            run_apply_only(args, work, sizes, sys.modules[__name__])
+        else:
+            report(args, work, sizes, small)
+        if not args.no_shapes and not args.apply_only:
             shapes(args, work, sizes)
     finally:
         if args.keep:
             print("# kept %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    if not args.no_side:
+    if not args.no_side and not args.apply_only:
         side_by_side(args.reps)
     own = resource.getrusage(resource.RUSAGE_SELF)
     # CPU seconds say what an idle machine would need when other work stretches the wall time.

@@ -165,3 +165,16 @@ def test_tui_first_paint_children_keep_their_bytecode(monkeypatch):
     monkeypatch.setattr(tui_first_paint.subprocess, "Popen", Child)
     tui_first_paint.first_paint(["python", "--child", "review"])
     assert envs and envs[0] is not None and not envs[0].get("PYTHONDONTWRITEBYTECODE")
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed (apt-get install strace)")
+def test_apply_only_prints_the_apply_revert_ratio(tmp_path):
+    # The cheapest bench run that prints apply+revert/floor (#38), on the tiny host.
+    sizes = [a for k, v in TINY.items() for a in ("--" + k, str(v))]
+    p = subprocess.run([sys.executable, str(REPO / "bench/run.py"), "--apply-only", "--no-kept", "--reps", "3",
+                        "--workdir", str(tmp_path)] + sizes, capture_output=True, text=True, cwd=str(REPO))
+    assert p.returncode == 0, p.stderr
+    ratios = dict(line.split(" = ") for line in p.stdout.splitlines() if " = " in line)
+    assert set(ratios) == {"apply+revert/floor"} and float(ratios["apply+revert/floor"]) > 1, p.stdout
+    assert "# medians of 3 rounds" in p.stdout and "kept" not in p.stdout, p.stdout
+    assert os.listdir(tmp_path) == [], "the hosts are removed without --keep"
