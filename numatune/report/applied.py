@@ -107,7 +107,8 @@ def survival(changes, compliant):
             by_rule[rule] = []
             order.append(rule)
         by_rule[rule].append(c)
-    return [(rule, _now(by_rule[rule]), _kept(rule, by_rule[rule], compliant)) for rule in order]
+    keeping = [item for item in compliant if item.kept_by]    # the others name no mechanism (_kept)
+    return [(rule, _now(by_rule[rule]), _kept(rule, by_rule[rule], keeping)) for rule in order]
 
 
 def _line_free(mechanism):
