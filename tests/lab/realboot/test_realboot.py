@@ -57,6 +57,17 @@ class Boot:
         self.values = dict(re.findall(r"(?m)^P ([^=\n]+)=(.*)$", out))
         self.rcs = {k: int(v) for k, v in re.findall(r"(?m)^RC ([\w-]+)=(\d+)$", out)}
 
+    def phases(self):
+        """"boot 77, ready.tuned 20, ..., power-off 9" (seconds): QEMU's start to the command's (host clock), each
+        phase the steps marked with `lap` (guest uptime), the command's end to QEMU's exit (host clock)."""
+        laps = [(k, float(v)) for k, v in re.findall(r"(?m)^LAP (\S+) ([\d.]+)$", self.out)]
+        host = re.search(r"host ([\d.]+)s, ended at host ([\d.]+)s", self.out)
+        parts = ["boot %.0f" % float(host.group(1))] if host else []
+        parts += ["%s %.0f" % (k, t - laps[i - 1][1]) for i, (k, t) in enumerate(laps) if i]
+        if host:
+            parts.append("power-off %.0f" % (self.seconds - float(host.group(2))))
+        return ", ".join(parts)
+
     def section(self, name):
         """The probe values printed after '== name' (boot 1 prints two sets)."""
         part = self.out.split("== %s\n" % name, 1)[1].split("\n== ", 1)[0]
@@ -77,7 +88,7 @@ def boot(n, timings):
     proc = subprocess.run([str(HERE / "boot.sh"), str(DISK), text], env=env, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     b = Boot(n, proc.returncode, proc.stdout, time.monotonic() - t0)
-    timings.append("boot %d: %.0f s" % (n, b.seconds))
+    timings.append("boot %d: %.0f s (%s)" % (n, b.seconds, b.phases()))
     print("realboot: boot %d took %.0f s (status %d)" % (n, b.seconds, b.rc), file=sys.__stderr__, flush=True)
     return b
 
@@ -86,7 +97,7 @@ def boot(n, timings):
 def timings():
     out = []
     yield out
-    print("\nrealboot timings: " + ", ".join(out), file=sys.__stderr__, flush=True)
+    print("\nrealboot timings:\n  " + "\n  ".join(out), file=sys.__stderr__, flush=True)
 
 
 @pytest.fixture(scope="module")
