@@ -17,8 +17,10 @@ R=/var/lib/node_exporter/textfile_collector/numatune.prom
 rm -f "$R"
 systemctl start numatune-check.service; echo "RC check-unit=$?"
 lap check-unit
-for k in Result ExecMainStatus ProtectSystem ProtectHome NoNewPrivileges PrivateDevices PrivateTmp SystemCallFilter RestrictAddressFamilies; do
-  printf 'P unit.%s=%s\n' "$k" "$(systemctl show -P $k numatune-check.service | cut -c1-40)"
+# The unit's properties, from one systemctl (a process costs about a third of a second under TCG).
+systemctl show -p Result,ExecMainStatus,ProtectSystem,ProtectHome,NoNewPrivileges,PrivateDevices,PrivateTmp \
+  -p SystemCallFilter,RestrictAddressFamilies numatune-check.service | while IFS='=' read -r k v; do
+  printf 'P unit.%s=%.40s\n' "$k" "$v"
 done
 printf 'P unit.report=%s\n' "$( [ -s "$R" ] && grep -c '^numatune_' "$R")"
 printf 'P unit.report.status=%s\n' "$(sed -n 's/^numatune_check_status\({[^}]*}\)\{0,1\} *//p' "$R" | head -1)"
