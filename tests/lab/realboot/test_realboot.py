@@ -115,7 +115,11 @@ def disk(tmp_path_factory, timings):
     timings.append("image %.0f s" % (time.monotonic() - t0))
     t0 = time.monotonic()
     whl = wheels(tmp_path_factory.mktemp("realboot"))
+    timings.append("wheels %.0f s" % (time.monotonic() - t0))
+    t0 = time.monotonic()
     sh("cp", "--sparse=always", W / "disk.golden.raw", DISK)
+    timings.append("disk copy %.0f s" % (time.monotonic() - t0))
+    t0 = time.monotonic()
     q = shlex.quote
     edit = subprocess.run([str(HERE / "img-edit.sh"), str(DISK), '%s "$M" %s %s && %s "$M"' % (
                            q(str(HERE / "install-numatune.sh")), q(str(whl)), q(str(REPO)), q(str(HERE / "site.sh")))],
@@ -123,7 +127,7 @@ def disk(tmp_path_factory, timings):
                           env=dict(os.environ, PY=sys.executable))
     assert edit.returncode == 0, edit.stdout
     print(edit.stdout, file=sys.stderr)
-    timings.append("wheels+install %.0f s" % (time.monotonic() - t0))
+    timings.append("install + site %.0f s" % (time.monotonic() - t0))
     return DISK
 
 
