@@ -42,7 +42,12 @@ def sh(*argv, **kw):
 def wheels(tmp):
     """This checkout's wheel and its runtime dependencies' (the versions its .venv runs), for an offline guest."""
     out = tmp / "wheels"
-    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, REPO, stdout=subprocess.DEVNULL)
+    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out)]
+    # With the .venv's own setuptools when it has one: pip's isolated build first installs setuptools from the
+    # index (the wheel in 15 s instead of 5 s, measured here).
+    if subprocess.run(build + ["--no-build-isolation", str(REPO)], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        sh(*build, REPO, stdout=subprocess.DEVNULL)
     from importlib.metadata import version
     pins = ["%s==%s" % (d, version(d)) for d in DEPS]
     cache = W / ("wheels-" + "-".join(p.replace("==", "_") for p in pins))
