@@ -213,6 +213,7 @@ def test_boot2_has_everything_with_the_pool_and_the_cpuset_on_node1(boots):
     assert block(now) == block(after), b.explain()
     assert now["tuned.active"] == "active" and now["tuned.profile"] == "numatune", b.explain()
     assert now["hugepages.node1"] == "64" and now["hugepages.node0"] == "0", b.explain()
+    assert now["sysctl.vm.nr_hugepages"] == "64", b.explain()
     assert (now["cpuset.active"], now["cpuset.cpus"], now["cpuset.mems"]) == ("active", NODE1_CPUS, "1"), b.explain()
     # check OK: no warning, no critical. The maps are selected by their 3PAR WWID's OUI (site.sh gives the
     # scsi_debug LUNs 3PAR's NAA-6 WWIDs), so no rule names today's LUNs; the one-NIC skew is waived by the

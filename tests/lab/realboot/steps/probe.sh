@@ -1,7 +1,7 @@
 # probe.sh: every value the reboot test compares, as the kernel and the daemons have it now, one
 # "P key=value" line each (sourced by the boot steps; the host parses the lines).
-# Files are read with the shell's own `read`: under TCG each process costs about a third of a second, and a
-# `cat | tr | sed` per file made a probe 17-31 s. Only the daemons' own clients run as processes.
+# sysfs, cgroup and /proc/cmdline files are read with the shell's own `read`: under TCG each process costs about a
+# third of a second, and a `cat | tr | sed` per file made a probe 17-31 s. The daemons' own clients run as processes.
 p() { printf 'P %s=%s\n' "$1" "$2"; }
 rd() { # FILE: its line into R, without surrounding blanks; empty when the file is missing or empty
   R=
@@ -12,7 +12,10 @@ for n in /sys/devices/system/node/node[0-9]*; do [ -d "$n" ] && NODES=$((NODES +
 p nodes "$NODES"
 rd /proc/cmdline
 case " $R " in *" numa=off "*) p cmdline.numa_off yes;; *) p cmdline.numa_off no;; esac
-for k in kernel.numa_balancing vm.zone_reclaim_mode vm.nr_hugepages; do rd "/proc/sys/${k%%.*}/${k#*.}"; p "sysctl.$k" "$R"; done
+# sysctl, not `read`: the shell reads a byte at a time and /proc/sys answers a read past offset 0 with nothing
+# ("64" would read "6"). One process for the three, a line each.
+set -- $(sysctl -n kernel.numa_balancing vm.zone_reclaim_mode vm.nr_hugepages 2>/dev/null)
+p sysctl.kernel.numa_balancing "$1"; p sysctl.vm.zone_reclaim_mode "$2"; p sysctl.vm.nr_hugepages "$3"
 rd /sys/kernel/mm/transparent_hugepage/enabled; p thp.enabled "$R"
 for n in /sys/devices/system/node/node[0-9]*; do
   rd "$n/hugepages/hugepages-2048kB/nr_hugepages"; p "hugepages.${n##*/}" "$R"
