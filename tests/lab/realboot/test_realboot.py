@@ -2,13 +2,14 @@
 (build-image.sh, boot.sh), numatune installed on it as the RPM installs it (/usr/bin/numatune, the units).
 
 Boot 1: numa=off on GRUB's command line, tuned active, the NIC (e1000e) under NetworkManager, scsi_debug paths as a
-3PAR array under multipathd; `numatune apply` of a site policy extending the shipped default (oracle-numa) with
-HugePages on node 1, a cpuset on node 1, the NIC's MTU and coalescing. numa=off hides node 1 from that boot; the
+3PAR array (3PAR's NAA-6 WWIDs) under multipathd; `numatune apply` of a site policy extending the shipped default
+(oracle-numa) with HugePages on node 1, a cpuset on node 1, the NIC's MTU and coalescing, and a dated waiver for the
+one NIC's interrupt skew. numa=off hides node 1 from that boot; the
 firmware's SRAT gives it to the next one, so the pool and the cpuset are planned for that boot and pending (apply
 exits 0). Boot 2: with nothing applied, 2 nodes, every value is back, the pool is on node 1 (by whichever route the
-plan chose for this kernel) and the cpuset's slice has mems 1; `check` OK, `plan --exit-code` 0,
-numatune-check.service runs sandboxed and writes its report; then `numatune revert --last`. Boot 3: every value as
-before boot 1.
+plan chose for this kernel) and the cpuset's slice has mems 1; `check` OK (exit 0, no warning), `plan --exit-code`
+0, numatune-check.service runs sandboxed and writes its report (status 0); then `numatune revert --last`. Boot 3:
+every value as before boot 1.
 
 Runs on the host (tests/lab/run.sh); each boot's guest output is printed when an assertion fails."""
 import base64

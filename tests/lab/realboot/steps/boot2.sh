@@ -10,8 +10,10 @@ lap check
 NO_COLOR=1 numatune plan --exit-code; echo "RC plan=$?"
 lap plan
 # What the udev rule selects the 3PAR maps by (a WWID pattern covers the LUNs added later) and the maps' WWIDs.
-printf 'P maps.uuid=%s\n' "$(grep -o 'ENV{DM_UUID}=="[^"]*"' /etc/udev/rules.d/90-numatune.rules | sort -u | cut -d'"' -f2 | tr '\n' ' ' | sed 's/ $//')"
-printf 'P maps.wwids=%s\n' "$(cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep '^mpath-' | sort | tr '\n' ' ' | sed 's/ $//')"
+printf 'P maps.uuid=%s\n' "$(grep -o 'ENV{DM_UUID}=="[^"]*"' /etc/udev/rules.d/90-numatune.rules | sort -u |
+  cut -d'"' -f2 | tr '\n' ' ' | sed 's/ $//')"
+printf 'P maps.wwids=%s\n' "$(cat /sys/block/dm-*/dm/uuid 2>/dev/null | grep '^mpath-' | sort | tr '\n' ' ' |
+  sed 's/ $//')"
 echo "boot2: numatune-boot.service: $(journalctl -b -u numatune-boot.service --no-pager -o cat 2>&1 | tail -n 20)"
 R=/var/lib/node_exporter/textfile_collector/numatune.prom
 rm -f "$R"
@@ -25,7 +27,8 @@ done
 printf 'P unit.report=%s\n' "$( [ -s "$R" ] && grep -c '^numatune_' "$R")"
 printf 'P unit.report.status=%s\n' "$(sed -n 's/^numatune_check_status\({[^}]*}\)\{0,1\} *//p' "$R" | head -1)"
 # The rules the report counts as waived (the policy's [[waiver]]).
-printf 'P waived=%s\n' "$(sed -n 's/^numatune_rule_waived{.*rule="\([^"]*\)".*} 1\(\.0\)*$/\1/p' "$R" | sort | tr '\n' ',' | sed 's/,$//')"
+printf 'P waived=%s\n' "$(sed -n 's/^numatune_rule_waived{.*rule="\([^"]*\)".*} 1\(\.0\)*$/\1/p' "$R" | sort |
+  tr '\n' ',' | sed 's/,$//')"
 head -n 12 "$R"
 journalctl -b -u numatune-check.service --no-pager -o cat 2>&1 | tail -n 5
 NO_COLOR=1 numatune revert --last; echo "RC revert=$?"
