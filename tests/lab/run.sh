@@ -4,7 +4,7 @@
 # multi-node kernel (Debian's 6.1, 2 NUMA nodes, 4 vCPUs, udevd), using this checkout's
 # .venv, and streams pytest's output; pytest's exit status is ours. When the reboot test's
 # first half ran, a second boot on what it kept in /etc runs its second half (test_lab_reboot.py). Then the real
-# reboot: realboot/test_realboot.py boots its own Debian disk four times (GRUB, systemd). The guest image is
+# reboot: realboot/test_realboot.py boots its own Debian disk three times (GRUB, systemd). The guest image is
 # built once by setup.sh into $LAB (default /var/tmp/numatune-lab, outside the repo)
 # and rebuilt when setup.sh or guest-init change.
 # Where QEMU cannot run (not x86_64, not root, no qemu and no apt-get to install it)
