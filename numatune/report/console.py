@@ -98,12 +98,14 @@ def waiting_lines(changes, findings):
 def plan_text(plan, style=None, header=True, verbose=False):
     s = style or Style()
     out = header_lines(plan, s) if header else []
-    areas, said = [], {}
-    for c in plan.changes:
-        if c.area not in areas:
-            areas.append(c.area)
-    for area in areas:
-        group = [c for c in plan.changes if c.area == area]
+    areas, said = {}, {}
+    for c in plan.changes:     # one pass: each area's changes in plan order
+        group = areas.get(c.area)
+        if group is None:
+            areas[c.area] = [c]
+        else:
+            group.append(c)
+    for area, group in areas.items():
         out.append(s("bold", "%s (%s change%s)" % (area, count(len(group)), "" if len(group) == 1 else "s")))
         out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")
