@@ -184,10 +184,11 @@ def device_names(root, index=None):
     return found
 
 
-def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None):
+def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None, size=False):
     """Everything a selector may look at, read from sysfs under ``root``.
     ``known``: the device's block_index entry, when the root has one.
-    ``extra``: see discover_sysfs."""
+    ``extra``: see discover_sysfs. ``size``: the text of its ``size`` file
+    when read already (False: not yet)."""
     real = known[1] if known else _real(root, path)
     if known:
         dev = known[0]
@@ -211,7 +212,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
         link = root.readlink(path + "/device") if known else None
         if link is not None:
             parent = (os.path.normpath(os.path.join(real, link)), scsi["numa_node"])
-    sectors = _int(_clean(root.read_text(path + "/size")))
+    sectors = _int(_clean(root.read_text(path + "/size") if size is False else size))
     queue = root.read_texts(path + "/queue", ("scheduler", "rotational") + more_queue)
     if read is not None:
         read[name] = {"queue": queue, "device": scsi}
@@ -250,13 +251,16 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
 
 
 def _properties(root, path, dev):
-    """What libudev would report: the kernel's uevent plus the udev database."""
-    props = parse_uevent(root.read_text(path + "/uevent"))
+    """What libudev would report: the kernel's uevent plus the udev database;
+    and the text of the device's ``size``, read with its uevent (one
+    directory lookup for both, on 5,000 devices)."""
+    own = root.read_texts(path, ("uevent", "size"))
+    props = parse_uevent(own["uevent"])
     if dev:
         text = root.read_text("%s/b%s" % (UDEV_DB, dev))
         if text:
             props.update(kept_udev_db(text))  # _identity keeps only these
-    return props
+    return props, own["size"]
 
 
 def _extra(attrs, read):
@@ -280,7 +284,8 @@ def discover_sysfs(root, attrs=(), read=None):
     for name, path in device_names(root, index).items():
         known = index.get(name)
         dev = known[0] if known else _clean(root.read_text(path + "/dev"))
-        devices[name] = _identity(root, name, path, _properties(root, path, dev), cache, known, dev, extra)
+        props, size = _properties(root, path, dev)
+        devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size)
     return _inherit(devices)
 
 
@@ -338,6 +343,8 @@ def read_settings(root, device, attrs, read=None):
     missing = [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler" and a not in known and a not in queue]
     if missing:
         queue = dict(queue, **root.read_texts(path + "/queue", missing))
+    # The identity found no device/ directory (a device-mapper map): no SCSI attribute to read.
+    no_scsi = "device" in read and read["device"] is None
     scsi = read.get("device") or {}
     for attr in attrs:
         if attr == "scheduler":
@@ -346,7 +353,8 @@ def read_settings(root, device, attrs, read=None):
             value = known[attr] if attr in known else _clean(queue[attr])
             out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": value}
         elif attr == "queue_depth":
-            text = scsi["queue_depth"] if "queue_depth" in scsi else root.read_text(path + "/device/queue_depth")
+            text = scsi["queue_depth"] if "queue_depth" in scsi else \
+                None if no_scsi else root.read_text(path + "/device/queue_depth")
             out[attr] = {"path": path + "/device/queue_depth", "value": _clean(text)}
         elif attr == "cache_type":
             found = root.listdir(path + "/device/scsi_disk")
