@@ -164,9 +164,11 @@ def effective(rules, devices):
     memo = udev_rules.memo_for(devices)
     for keys, assigns in rules:
         hit = udev_rules.matching(keys, devices, memo)
-        for name, dev in devices.items():
-            if name not in hit:
-                continue
+        # One assignment (every rule numatune writes) gives a device, or a map's path, one
+        # value whichever device comes first: only the matched ones are visited. Several
+        # (a hand-edited rule) may give a path two, the last one by device order.
+        for name in (hit if len(assigns) == 1 else [n for n in devices if n in hit]):
+            dev = devices[name]
             for key, value in assigns:
                 if key != "RUN":
                     out[name][key] = value
