@@ -48,3 +48,16 @@ def test_the_bench_host_has_partitions_and_multipath_maps(bench_root):
     devices = facts.discover_sysfs(bench_root)
     assert any(part for _, _, part in index.values()), "the fixture should hold partitions"
     assert sum(d["kind"] == "dm-multipath" for d in devices.values()) == 6
+
+
+def test_kinds_by_name_are_prefixes_and_classify_as_globs_do():
+    """classify tests NAME_KINDS as prefixes (issue #38: 5,000 devices): each pattern is "prefix*",
+    and a name gets the kind the first matching glob gives."""
+    import fnmatch
+    assert all(p.endswith("*") and not any(c in p[:-1] for c in "*?[") for p, _ in facts.NAME_KINDS)
+    for name in ("sda", "loop0", "nvme0n1", "md127", "sr0", "ram1", "zram0", "nbd3", "vda", "xvdb", "loo", "nv",
+                 "loop\n1", "mdx"):
+        globbed = next((k for p, k in facts.NAME_KINDS if fnmatch.fnmatchcase(name, p)), "disk")
+        assert facts.classify(name, None) == globbed, name
+    assert facts.classify("dm-3", "mpath-360002ac0") == "dm-multipath"
+    assert facts.classify("dm-3", "LVM-abc") == "dm"

@@ -8,7 +8,6 @@ database files ``/run/udev/data/b<major>:<minor>`` a snapshot carries.
 Both read attributes from sysfs; only enumeration and properties differ.
 Parsing is pure and lives beside the readers.
 """
-import fnmatch
 import os
 import re
 
@@ -80,11 +79,16 @@ def keep_properties(props):
     return {k: v for k, v in props.items() if k.startswith(PROPERTY_PREFIXES) or k in PROPERTY_KEYS}
 
 
+# NAME_KINDS' patterns are all "prefix*" (tests/test_block_index.py holds them to it):
+# a prefix test each, not a glob, on 5,000 devices.
+_NAME_PREFIXES = tuple((p[:-1], k) for p, k in NAME_KINDS)
+
+
 def classify(name, dm_uuid):
     if name.startswith("dm-"):
         return "dm-multipath" if (dm_uuid or "").startswith("mpath-") else "dm"
-    for pattern, kind in NAME_KINDS:
-        if fnmatch.fnmatchcase(name, pattern):
+    for prefix, kind in _NAME_PREFIXES:
+        if name.startswith(prefix):
             return kind
     return "disk"
 
