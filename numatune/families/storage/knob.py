@@ -322,13 +322,15 @@ def diff(data, facts):
             found = routes.route(facts, "block", "%d.%s" % (i, attr))
             if found:
                 kept_by[(i, attr)] = found["by"]
-    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
+    missing = None      # what the rules on file miss: asked only about a compliant rule
     for i, rule, direct, expanded, via in per_rule:
         if not (direct and compliant[i] and settings_of(rule)):
             continue
         done = [n for n in expanded if n not in unset[i]]
         if not done:
             continue  # nothing is set by this rule: its findings say why; nothing to call compliant
+        if missing is None:
+            missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
         kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
         by = sorted({udev_rules.PATH if (i, a) not in kept_by else kept_by[(i, a)] for a in settings_of(rule)})
         where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)
