@@ -25,8 +25,14 @@ import run  # noqa: E402
 from make_host import DEFAULTS, make_host  # noqa: E402
 
 
+def _in(tree):
+    """Run the next commands from ``tree``: `python -m` puts its working directory
+    first on sys.path, before PYTHONPATH, so both must name the checkout."""
+    run.ENV["PYTHONPATH"] = run.REPO = tree
+
+
 def _timed(argv, tree):
-    run.ENV["PYTHONPATH"] = tree
+    _in(tree)
     return run.run(argv)
 
 
@@ -38,6 +44,9 @@ def main(argv=None):
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(argv)
     trees = (("before", os.path.abspath(args.before)), ("after", run.REPO))
+    for label, tree in trees:
+        if not os.path.isfile(os.path.join(tree, "numatune", "__init__.py")):
+            parser.error("%s is not a numatune checkout" % tree)
     work = tempfile.mkdtemp(prefix="numatune-ab-", dir=args.workdir)
     try:
         policy = os.path.join(work, "bench-policy.toml")
@@ -48,7 +57,7 @@ def main(argv=None):
             make_host(root, **sizes)
             commands = []
             for label, tree in trees:
-                run.ENV["PYTHONPATH"] = tree
+                _in(tree)
                 plan = run.numatune("plan", "--root", root, "--policy", policy)
                 ops = os.path.join(work, "%s-%s.ops" % (os.path.basename(root), label))
                 run.floor_ops(plan, [root, policy], ops)
