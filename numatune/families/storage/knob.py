@@ -91,6 +91,16 @@ def check_policy(data):
                                       "multipath.conf" % (key, field, value), "one glob without quotes or backslashes")
 
 
+def _glob(pattern, _cache={}):
+    """fnmatch.fnmatchcase(value, pattern) as one call on the value (a match or None, or a
+    bool where the pattern holds no wildcard): a policy's few globs against 5,000 devices."""
+    test = _cache.get(pattern)
+    if test is None:
+        test = _cache[pattern] = re.compile(fnmatch.translate(pattern)).match if any(
+            c in pattern for c in "*?[") else pattern.__eq__
+    return test
+
+
 def selects(match, dev):
     for field, want in match.items():
         if field == "name":
@@ -109,7 +119,7 @@ def selects(match, dev):
         elif field == "udev":
             if not all(k in dev["udev"] and fnmatch.fnmatchcase(dev["udev"][k], v) for k, v in want.items()):
                 return False
-        elif not dev.get(field) or not fnmatch.fnmatchcase(dev[field], want):
+        elif not dev.get(field) or not _glob(want)(dev[field]):
             return False  # vendor, model, dm_name
     return True
 
