@@ -61,3 +61,12 @@ def test_kinds_by_name_are_prefixes_and_classify_as_globs_do():
         assert facts.classify(name, None) == globbed, name
     assert facts.classify("dm-3", "mpath-360002ac0") == "dm-multipath"
     assert facts.classify("dm-3", "LVM-abc") == "dm"
+
+
+@pytest.mark.parametrize("pattern", ["3PARdata", "3PAR*", "VV", "V?", "[VD]*", "", "a.b", "x(y)", "*"])
+@pytest.mark.parametrize("value", ["3PARdata", "3PARdataX", "VV", "DELL", "a.b", "axb", "x(y)", "V\n", ""])
+def test_a_selector_glob_matches_as_fnmatchcase(pattern, value):
+    """The rules' vendor/model globs are compiled once (issue #38): the same answer as fnmatchcase."""
+    import fnmatch
+    from numatune.families.storage import knob
+    assert bool(knob._glob(pattern)(value)) == fnmatch.fnmatchcase(value, pattern)
