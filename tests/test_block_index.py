@@ -70,3 +70,17 @@ def test_a_selector_glob_matches_as_fnmatchcase(pattern, value):
     import fnmatch
     from numatune.families.storage import knob
     assert bool(knob._glob(pattern)(value)) == fnmatch.fnmatchcase(value, pattern)
+
+
+def test_a_map_without_device_dir_is_not_probed_for_queue_depth(bench_root, monkeypatch):
+    """A map whose identity found no device/ has no SCSI queue_depth: none is read for it (issue #38:
+    4,096 failed opens on a many-maps host), and its setting reads as absent, as a failed read did."""
+    read_along = {}
+    devices = facts.discover_sysfs(bench_root, attrs=["queue_depth"], read=read_along)
+    maps = [n for n, d in devices.items() if d["kind"] == "dm-multipath"]
+    asked = []
+    monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or default)
+    for name in maps:
+        got = facts.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
+        assert got["queue_depth"]["value"] is None
+    assert maps and not [p for p in asked if p.endswith("/device/queue_depth")]
