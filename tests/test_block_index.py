@@ -48,3 +48,39 @@ def test_the_bench_host_has_partitions_and_multipath_maps(bench_root):
     devices = facts.discover_sysfs(bench_root)
     assert any(part for _, _, part in index.values()), "the fixture should hold partitions"
     assert sum(d["kind"] == "dm-multipath" for d in devices.values()) == 6
+
+
+def test_kinds_by_name_are_prefixes_and_classify_as_globs_do():
+    """classify tests NAME_KINDS as prefixes (issue #38: 5,000 devices): each pattern is "prefix*",
+    and a name gets the kind the first matching glob gives."""
+    import fnmatch
+    assert all(p.endswith("*") and not any(c in p[:-1] for c in "*?[") for p, _ in facts.NAME_KINDS)
+    for name in ("sda", "loop0", "nvme0n1", "md127", "sr0", "ram1", "zram0", "nbd3", "vda", "xvdb", "loo", "nv",
+                 "loop\n1", "mdx"):
+        globbed = next((k for p, k in facts.NAME_KINDS if fnmatch.fnmatchcase(name, p)), "disk")
+        assert facts.classify(name, None) == globbed, name
+    assert facts.classify("dm-3", "mpath-360002ac0") == "dm-multipath"
+    assert facts.classify("dm-3", "LVM-abc") == "dm"
+
+
+@pytest.mark.parametrize("pattern", ["3PARdata", "3PAR*", "VV", "V?", "[VD]*", "", "a.b", "x(y)", "*"])
+@pytest.mark.parametrize("value", ["3PARdata", "3PARdataX", "VV", "DELL", "a.b", "axb", "x(y)", "V\n", ""])
+def test_a_selector_glob_matches_as_fnmatchcase(pattern, value):
+    """The rules' vendor/model globs are compiled once (issue #38): the same answer as fnmatchcase."""
+    import fnmatch
+    from numatune.families.storage import knob
+    assert bool(knob._glob(pattern)(value)) == fnmatch.fnmatchcase(value, pattern)
+
+
+def test_a_map_without_device_dir_is_not_probed_for_queue_depth(bench_root, monkeypatch):
+    """A map whose identity found no device/ has no SCSI queue_depth: none is read for it (issue #38:
+    4,096 failed opens on a many-maps host), and its setting reads as absent, as a failed read did."""
+    read_along = {}
+    devices = facts.discover_sysfs(bench_root, attrs=["queue_depth"], read=read_along)
+    maps = [n for n, d in devices.items() if d["kind"] == "dm-multipath"]
+    asked = []
+    monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or default)
+    for name in maps:
+        got = facts.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
+        assert got["queue_depth"]["value"] is None
+    assert maps and not [p for p in asked if p.endswith("/device/queue_depth")]

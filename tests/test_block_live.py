@@ -12,6 +12,7 @@ import pytest
 
 from numatune.families.storage import udev_rules
 from numatune.families.storage import facts as facts_block
+from numatune.families.storage import facts_snapshot
 from numatune.root import Root
 
 QUEUE = ("scheduler", "nr_requests", "read_ahead_kb", "nomerges", "rotational", "max_sectors_kb", "rq_affinity")
@@ -211,7 +212,7 @@ def test_snapshot_paths_rebuild_the_same_facts(loops, tmp_path):
     loops(1)
     live = Root("/")
     copy = tmp_path / "copy"
-    for path in facts_block.snapshot_paths(live):
+    for path in facts_snapshot.snapshot_paths(live):
         dest = copy / path.lstrip("/")
         dest.parent.mkdir(parents=True, exist_ok=True)
         if os.path.islink(path):

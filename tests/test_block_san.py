@@ -8,6 +8,7 @@ from block_fixture import san_host, udev_db
 from conftest import tree_digest, write
 from numatune.families.storage import multipath_conf, udev_rules, udev_targets
 from numatune.families.storage import facts as facts_block
+from numatune.families.storage import facts_snapshot
 from numatune.root import Root
 
 USER_CONF = """# site multipath.conf, hand written
@@ -234,7 +235,7 @@ def test_snapshot_carries_what_block_facts_read(san, tmp_path):
     write(san, udev_rules.PATH, "# ours\n")
     live = Root(str(san))
     unpacked = tmp_path / "unpacked"
-    for path in set(snapshot.walk(live)) | set(facts_block.snapshot_paths(live)):
+    for path in set(snapshot.walk(live)) | set(facts_snapshot.snapshot_paths(live)):
         src, dest = san / path.lstrip("/"), unpacked / path.lstrip("/")
         dest.parent.mkdir(parents=True, exist_ok=True)
         if src.is_symlink():

@@ -49,6 +49,33 @@ def test_matching_follows_udev():
     assert not udev_rules.matches([("KERNEL", "!=", udev_rules.NOT_DISK), ("ATTRS{vendor}", "==", "DELL")], dev)
 
 
+_DEVICE = st.fixed_dictionaries({
+    "name": st.sampled_from(["sda", "sdb", "dm-0", "dm-1", "nvme0n1", "loop0"]),
+    "udev": st.dictionaries(st.sampled_from(["DEVTYPE", "DM_UUID", "DM_NAME", "ID_SERIAL"]),
+                            st.sampled_from(["disk", "mpath-3600a", "LVM-x", "ora_1", "3600a", ""]), max_size=3),
+    "dm_name": st.sampled_from([None, "ora_1", "data"]), "dm_uuid": st.sampled_from([None, "mpath-3600b", "LVM-y"]),
+    "attrs": st.fixed_dictionaries({"vendor": st.sampled_from(["3PARdata", "DELL  "]),
+                                    "model": st.sampled_from(["VV      ", "MD"]),
+                                    "queue/rotational": st.sampled_from(["0", "1", None])}),
+    "scheduler": st.sampled_from([{"current": "none", "available": ["mq-deadline", "none"]},
+                                  {"current": None, "available": []}])})
+_KEY = st.tuples(st.sampled_from(["KERNEL", "SUBSYSTEM", "ACTION", "ENV{DM_UUID}", "ENV{DM_NAME}", "ENV{DEVTYPE}",
+                                  "ENV{ID_SERIAL}", "ATTRS{vendor}", "ATTRS{model}", "ATTR{queue/rotational}",
+                                  "ATTR{queue/scheduler}", "OTHER"]),
+                 st.sampled_from(["==", "!="]),
+                 st.sampled_from(["sd*", "dm-*", "block", "add|change", "mpath-*", "mpath-3600a", "ora_*|data",
+                                  "disk", "", "3PARdata", "VV", "0", udev_rules.NOT_DISK, "*[[ ]none[] ]*", "sd[ab]"]))
+
+
+@given(st.lists(_DEVICE, max_size=6), _KEY)
+def test_a_key_matches_the_devices_it_matches_one_by_one(devices, key):
+    """matching() tests a key on every device at once (#38): the same devices as key_matches one by one."""
+    devices = {"%s-%d" % (d["name"], i) if i else d["name"]: dict(d, name="%s%d" % (d["name"], i))
+               for i, d in enumerate(devices)}
+    expected = frozenset(n for n, d in devices.items() if udev_rules.key_matches(d, *key))
+    assert udev_rules.matching([key], devices, {}) == expected
+
+
 CONF = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200).filter(
     lambda t: "numatune" not in t).map(lambda t: t if not t or t.endswith("\n") else t + "\n")
 DEVICES = st.lists(st.fixed_dictionaries({

@@ -12,6 +12,18 @@ def test_wrap_matches_textwrap(text, indent):
     assert _wrap(text, indent) == textwrap.fill(text, width=79, initial_indent=indent, subsequent_indent=indent)
 
 
+@given(st.lists(st.sampled_from(["a", "word", "Longer,", "x" * 30, "x" * 70, " ", "  ", "-", "--", "\t", "\n",
+                                   "\u00a0", "\u00e9t\u00e9", "=", "."]), max_size=40).map("".join),
+       st.sampled_from([("", ""), ("  INFO     ", " " * 11), ("    ", "    "), ("x" * 20, "")]),
+       st.sampled_from([79, 30]))
+def test_fill_matches_textwrap(text, indents, width):
+    """report.fill: plain prose wrapped without textwrap, exactly as textwrap wraps it (findings, #38).
+    (No indent wider than the line: textwrap itself can loop forever on one.)"""
+    from numatune.report.fill import fill
+    assert fill(text, width, *indents) == textwrap.fill(text, width=width, initial_indent=indents[0],
+                                                        subsequent_indent=indents[1])
+
+
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
                                                                                        max_size=3), max_leaves=10)

@@ -8,6 +8,7 @@ import textwrap
 from numatune.facts.cpulist import format_cpulist
 from numatune.families.registry import FAMILIES
 from numatune.report import grouped
+from numatune.report.fill import fill
 from numatune.report.numbers import count
 from numatune.report.grouped import clean, value  # noqa: F401 (clean: commands and text print with it)
 
@@ -32,7 +33,7 @@ _ODD_SPACE = re.compile(r"[\t\n\r\x0b\x0c]")
 def _wrap(text, indent):
     if (text and len(indent) + len(text) <= 79 and text == text.strip() and not _ODD_SPACE.search(text)):
         return indent + text  # most lines: textwrap costs ~25 us each, 33,000 changes on a giant host
-    return textwrap.fill(text, width=79, initial_indent=indent, subsequent_indent=indent)
+    return fill(text, 79, indent, indent)
 
 
 def header_lines(plan, s):
@@ -72,7 +73,7 @@ def _verbose_lines(group, s):
 def finding_lines(f, s):
     """A finding wrapped at 80 columns, continuation under the message, with or without colour."""
     label = "%-8s" % grouped.SEVERITY.get(f.severity, f.severity.upper())
-    text = textwrap.fill(clean(f.message), width=79, initial_indent="  " + label + " ", subsequent_indent=" " * 11)
+    text = fill(clean(f.message), 79, "  " + label + " ", " " * 11)
     lines = text.splitlines() or ["  " + label]
     lines[0] = "  " + s(f.severity, label) + lines[0][2 + len(label):]
     if f.why:
@@ -98,12 +99,14 @@ def waiting_lines(changes, findings):
 def plan_text(plan, style=None, header=True, verbose=False):
     s = style or Style()
     out = header_lines(plan, s) if header else []
-    areas, said = [], {}
-    for c in plan.changes:
-        if c.area not in areas:
-            areas.append(c.area)
-    for area in areas:
-        group = [c for c in plan.changes if c.area == area]
+    areas, said = {}, {}
+    for c in plan.changes:     # one pass: each area's changes in plan order
+        group = areas.get(c.area)
+        if group is None:
+            areas[c.area] = [c]
+        else:
+            group.append(c)
+    for area, group in areas.items():
         out.append(s("bold", "%s (%s change%s)" % (area, count(len(group)), "" if len(group) == 1 else "s")))
         out += _verbose_lines(group, s) if verbose else grouped.area_lines(group, s, _wrap, said)
         out.append("")

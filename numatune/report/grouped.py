@@ -157,15 +157,21 @@ def flags(c):
 
 def groups(changes):
     """[(rule, why, [[change, ...] per (scope, current, desired, flags)])] in plan order."""
-    rules, order = {}, []
+    rules = {}
     for c in changes:
         key = (c.rule or c.id, c.why)
-        if key not in rules:
-            rules[key] = {}
-            order.append(key)
-        sub = (c.scope, c.current, c.desired, tuple(flags(c)))
-        rules[key].setdefault(sub, []).append(c)
-    return [(rule, why, list(rules[(rule, why)].values())) for rule, why in order]
+        subs = rules.get(key)
+        if subs is None:
+            subs = rules[key] = {}
+        # What flags() is made of, not its list: the same grouping without
+        # building a list per change (30,000 on a giant host).
+        sub = (c.scope, c.current, c.desired, bool(c.reboot_required), bool(c.restart_required), c.risk)
+        members = subs.get(sub)
+        if members is None:
+            subs[sub] = [c]
+        else:
+            members.append(c)
+    return [(rule, why, list(subs.values())) for (rule, why), subs in rules.items()]
 
 
 def area_lines(changes, s, wrap, said=None):

@@ -203,7 +203,8 @@ def ifcfg_wanted(want, ifname, current_opts):
 def ifcfg_has(text, want, ifname):
     """Whether an ifcfg file already keeps every wanted setting: editing it
     would change no variable's value."""
-    return ifcfg_get(ifcfg_edit(text, ifname, want)) == ifcfg_get(text)
+    now = ifcfg_get(text)   # parsed once: ifcfg_edit would parse it again (256 NICs' files)
+    return ifcfg_get(ifcfg_set(text, ifcfg_wanted(want, ifname, now.get("ETHTOOL_OPTS")))) == now
 
 
 def nm_has(text, settings):

@@ -2,7 +2,7 @@
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
 from numatune.family import Family, Snapshot
-from numatune.families.storage import blockattr, facts, facts_text, knob, multipath_write
+from numatune.families.storage import blockattr, facts_snapshot, facts_text, knob, multipath_write
 
 # Read every device's queue settings, whatever the policy names: the rule
 # recommend writes keeps a value the host already has higher.
@@ -23,12 +23,12 @@ FAMILY = Family(
     facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         # The udev database (ID_*, DM_* properties), numatune's rules and
-        # multipath.conf; the sysfs side is facts.snapshot_live.
+        # multipath.conf; the sysfs side is facts_snapshot.snapshot_live.
         ("/run/udev/data", r"^b[0-9]+:[0-9]+$", False),
         ("/etc/udev/rules.d", r"^90-numatune\.rules$", False),
         ("/etc", r"^multipath\.conf$", False),
         # Its mtime is when multipathd started: was multipath.conf read since?
         ("/run", r"^multipathd\.pid$", False),
-    ), live=facts.snapshot_live, sh_live=facts.SH_LIVE),
+    ), live=facts_snapshot.snapshot_live, sh_live=facts_snapshot.SH_LIVE),
     recommend=_recommend, survey=SURVEY,
 )

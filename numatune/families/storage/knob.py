@@ -91,6 +91,16 @@ def check_policy(data):
                                       "multipath.conf" % (key, field, value), "one glob without quotes or backslashes")
 
 
+def _glob(pattern, _cache={}):
+    """fnmatch.fnmatchcase(value, pattern) as one call on the value (a match or None, or a
+    bool where the pattern holds no wildcard): a policy's few globs against 5,000 devices."""
+    test = _cache.get(pattern)
+    if test is None:
+        test = _cache[pattern] = re.compile(fnmatch.translate(pattern)).match if any(
+            c in pattern for c in "*?[") else pattern.__eq__
+    return test
+
+
 def selects(match, dev):
     for field, want in match.items():
         if field == "name":
@@ -109,7 +119,7 @@ def selects(match, dev):
         elif field == "udev":
             if not all(k in dev["udev"] and fnmatch.fnmatchcase(dev["udev"][k], v) for k, v in want.items()):
                 return False
-        elif not dev.get(field) or not fnmatch.fnmatchcase(dev[field], want):
+        elif not dev.get(field) or not _glob(want)(dev[field]):
             return False  # vendor, model, dm_name
     return True
 
@@ -322,13 +332,15 @@ def diff(data, facts):
             found = routes.route(facts, "block", "%d.%s" % (i, attr))
             if found:
                 kept_by[(i, attr)] = found["by"]
-    missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
+    missing = None      # what the rules on file miss: asked only about a compliant rule
     for i, rule, direct, expanded, via in per_rule:
         if not (direct and compliant[i] and settings_of(rule)):
             continue
         done = [n for n in expanded if n not in unset[i]]
         if not done:
             continue  # nothing is set by this rule: its findings say why; nothing to call compliant
+        if missing is None:
+            missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
         kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
         by = sorted({udev_rules.PATH if (i, a) not in kept_by else kept_by[(i, a)] for a in settings_of(rule)})
         where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)

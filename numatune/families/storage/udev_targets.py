@@ -130,11 +130,15 @@ def target_sets(rule, devices, direct, expanded, memo=None):
         if keys:
             sets.append((keys, "self", True))
             covered |= set(maps) & udev_rules.matching(keys, devices, memo)
-    wanted = set(expanded)  # 4,096 paths: a list lookup per slave here was quadratic
+    # The paths this rule wants that no set reaches itself (4,096 paths: a list lookup per slave was quadratic).
+    unreached = set(expanded) - covered
     for keys, mode, maps_only in list(sets):
         hit = udev_rules.matching(keys, devices, memo)
-        parents = [n for n in covered if devices[n]["kind"] == "dm-multipath" and n in hit]
-        if any(s in wanted and s not in covered for n in parents for s in devices[n]["slaves"]):
+        slaves = set()
+        for n in covered:
+            if n in hit and devices[n]["kind"] == "dm-multipath":
+                slaves.update(devices[n]["slaves"])
+        if not slaves.isdisjoint(unreached):
             sets.append((keys, "slaves", False))
     return sets, general
 
@@ -164,24 +168,28 @@ def effective(rules, devices):
     memo = udev_rules.memo_for(devices)
     for keys, assigns in rules:
         hit = udev_rules.matching(keys, devices, memo)
-        for name, dev in devices.items():
-            if name not in hit:
-                continue
-            for key, value in assigns:
+        # One assignment (every rule numatune writes) gives a device, or a map's path, one
+        # value whichever device comes first: only the matched ones are visited. Several
+        # (a hand-edited rule) may give a path two, the last one by device order.
+        # Each RUN program parsed once for the rule, not once per device it matches.
+        programs = [(key, value, parse_floor_run(value) if key == "RUN" else None) for key, value in assigns]
+        programs = [(key, value, floor, parse_slave_run(value) if key == "RUN" and not floor else None)
+                    for key, value, floor in programs]
+        for name in (hit if len(assigns) == 1 else [n for n in devices if n in hit]):
+            dev = devices[name]
+            for key, value, floor, on_slaves in programs:
                 if key != "RUN":
                     out[name][key] = value
                     continue
-                floor = parse_floor_run(value)
                 if floor:
                     attr_path, spec, on_paths = floor
                     for target in (dev["slaves"] if on_paths else [name]):
                         if target in devices:
                             out[target]["ATTR{%s}" % attr_path] = spec
                     continue
-                parsed = parse_slave_run(value)
-                if not parsed:
+                if not on_slaves:
                     continue
-                attr_path, fixed, names = parsed
+                attr_path, fixed, names = on_slaves
                 for slave in dev["slaves"]:
                     if slave in devices:
                         got = _offered(devices[slave], names) if names else fixed
