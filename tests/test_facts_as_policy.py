@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import CAPTURES, REALDATA, REPO
+from conftest import CAPTURES, REALDATA, REPO, install_numatune
 import e7host
 import superdome_host
 
@@ -41,6 +41,23 @@ def _round_trip(cli, root, tmp_path):
 
 
 BUILT = ["this-vm", "e7host", "superdome", "make_host"]
+# The tables each host's policy holds: what it has live that its files keep at boot. No capture has /etc,
+# so only what the kernel itself keeps is said: an empty HugePages pool (nothing fills it at boot).
+EMPTY_POOL = {"hugepages", "tuned"}
+TABLES = {
+    "128arm-2pa2n8cluster4co": EMPTY_POOL, "32em64t-2n8c+dax+nvme+mic+dimms": EMPTY_POOL,
+    "40intel64-2g2n4c+pcilocality": EMPTY_POOL, "64amd64-4s2n4ca2co": EMPTY_POOL, "memorysidecaches": EMPTY_POOL,
+    "this-vm": EMPTY_POOL, "superdome": EMPTY_POOL,
+    # 2,048 and 513 pages live that no file or boot argument gives back at boot.
+    "16amd64-4n4c-cgroup-distance-merge": {"tuned"}, "32amd64-4s2n4c-cgroup2": {"tuned"},
+    # No HugePages in the capture's sysfs.
+    "256ppc-8n8s4t": {"tuned"}, "96em64t-4no4pa3ca2co": {"tuned"}, "ppc64-POWER7-64cpu": {"tuned"},
+    "rv64-milkvpioneer": {"tuned"}, "vmware_fpe": {"tuned"}, "x86_64-64cpu": {"tuned"}, "x86_64-epyc_7451": {"tuned"},
+    # The cgconfig group "oracle" of the papers; its 8 x 39,300 pages no file gives back at boot.
+    "e7host": {"cpuset", "tuned"},
+    # The preinstall sysctl.d file, the NIC's MTU in its ifcfg file, numa=off absent everywhere.
+    "make_host": {"hugepages", "kernel", "net", "sysctl", "tuned"},
+}
 
 
 @pytest.mark.parametrize("name", sorted(CAPTURES) + BUILT)
@@ -52,7 +69,11 @@ def test_every_capture_plans_its_own_policy_as_no_changes(cli, capture, name, tm
     assert status == 0, (text, out, err)
     # What `plan` loads is what was printed: the policy is valid as it stands.
     from numatune.policy.stack import load
-    assert load([str(tmp_path / "host.toml")]).data["policy"]["name"] == "host-as-is"
+    data = load([str(tmp_path / "host.toml")]).data
+    assert data["policy"]["name"] == "host-as-is"
+    assert set(data) - {"policy"} == TABLES[name], text
+    if "hugepages" in data:
+        assert data["hugepages"]["count"] == 0 and "placement" not in data["hugepages"], text
 
 
 def test_a_tuned_host_says_what_it_keeps(cli, tmp_path):
@@ -125,3 +146,36 @@ def test_a_tuned_reference_host_says_each_family_it_keeps(cli, tmp_path):
     assert len(mtus) == 1
     assert [r for r in data["net"] if "mtu" in r] == [{"match": {"driver": "i40e"}, "mtu": int(mtus.pop())}], text
     assert data["sysctl"]["fs.file-max"] == 6815744
+
+
+def test_a_host_numatune_tuned_says_its_block_rules_back(cli, tmp_path):
+    # The reference host was tuned by numatune: its udev rules keep the array's queues at boot.
+    root = tmp_path / "host"
+    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=4, paths=2, nics=1, queues=1, instances=1, procs=10)
+    install_numatune(root)
+    policy = tmp_path / "site.toml"
+    policy.write_text('[policy]\nname = "site"\n[[block]]\nmatch = { vendor = "3PARdata", model = "VV" }\n'
+                      "nr_requests = 512\nread_ahead_kb = 8192\n")
+    status, out, err = cli("apply", "--root", root, "--policy", policy, "--yes")
+    assert status == 0, (out, err)
+    text, plan = _round_trip(cli, root, tmp_path)
+    assert plan["changes"] == [], (text, plan["changes"][:3])
+    from numatune.policy.stack import load
+    rules = load([str(tmp_path / "host.toml")]).data["block"]
+    # One rule per setting for the whole array, its 4 maps and 8 paths: the values the host has.
+    array = {"vendor": "3PARdata", "model": "VV"}
+    assert rules == [{"match": array, "nr_requests": 512}, {"match": array, "read_ahead_kb": 8192}], text
+    for dev in ("sda", "dm-0"):
+        assert (root / "sys/block" / dev / "queue/nr_requests").read_text().strip() == "512"
+
+
+def test_the_papers_e7_says_its_cpuset_as_cgconfig_keeps_it(cli, tmp_path):
+    root = tmp_path / "e7"
+    e7host.build(root)
+    text, plan = _round_trip(cli, root, tmp_path)
+    from numatune.policy.stack import load
+    sets = load([str(tmp_path / "host.toml")]).data["cpuset"]
+    live = root / "cgroup/cpuset/oracle"
+    assert sets == [{"name": "oracle", "cpus": (live / "cpuset.cpus").read_text().strip(),
+                     "mems": (live / "cpuset.mems").read_text().strip(), "owner": {"uid": "oracle", "gid": "dba"},
+                     "persist": "cgconfig"}], text

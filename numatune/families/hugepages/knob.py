@@ -200,7 +200,8 @@ def diff(data, facts):
         # Nodes the running kernel hides: the next boot's pool only (nextboot.py).
         yield from nextboot.findings(mine, kb)
         if kb == topo["meminfo"].get("Hugepagesize", 2048):
-            yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+            yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory",
+                                           route=_kernel_default(count, facts))
         yield from _persist_per_node(mine, kb, why, facts)
         return
     per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
@@ -238,11 +239,25 @@ def diff(data, facts):
         return
     default_kb = topo["meminfo"].get("Hugepagesize", 2048)
     if kb == default_kb:
-        yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+        yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory",
+                                       route=_kernel_default(count, facts))
     if per_node:
         yield from _persist_per_node(mine, kb, why, facts)
     # Boot arguments (another page size's pool, or the node format) are
     # planned by the boot family from mine["boot"]["args"].
+
+
+def _kernel_default(count, facts):
+    """The route that keeps an empty pool: the kernel boots with none unless a
+    hugepages= argument (live or in a boot entry) or a sysctl.d file fills it,
+    and persist() still lowers what a file sets. None for any other count."""
+    if count != 0:
+        return None
+    config = (facts.get("boot") or {}).get("config") or {}
+    args = list(facts["host"].get("cmdline") or []) + [a for e in config.get("entries") or [] for a in e["args"]]
+    if any(a.startswith("hugepages=") for a in args):
+        return None
+    return {"by": "the kernel's default (no hugepages= at boot)", "kept": True}
 
 
 def _persist_per_node(mine, kb, why, facts):
