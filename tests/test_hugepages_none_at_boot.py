@@ -1,8 +1,7 @@
 """An empty pool that nothing fills at boot is kept by the kernel's default:
 count = 0 plans no vm.nr_hugepages line in numatune's sysctl file (issue #37:
 a host with no HugePages says so in `facts --format policy`). A sysctl.d
-file that fills it is commented out, and a hugepages= boot argument is no
-kernel's default."""
+file or a hugepages= boot argument that fills it is still lowered."""
 import json
 
 
@@ -27,9 +26,7 @@ def test_a_file_that_fills_it_at_boot_is_still_lowered(cli, capture, tmp_path):
     (root / "etc/sysctl.d").mkdir(parents=True)
     (root / "etc/sysctl.d/97-oracle.conf").write_text("vm.nr_hugepages = 1024\n")
     plan = _plan(cli, root, tmp_path, '[hugepages]\nsize = "2M"\ncount = 0\n')
-    # The line that fills it is commented out: the kernel's default then holds.
-    assert [(c["current"], c["desired"]) for c in plan["changes"] if c["rule"] == "sysctl.vm.nr_hugepages"] \
-        == [("1024", "(commented out)")], plan["changes"]
+    assert [c["desired"] for c in plan["changes"] if c["id"] == "sysctl.persist:vm.nr_hugepages"] == ["0"]
 
 
 def test_a_boot_argument_that_fills_it_is_not_the_kernels_default(cli, capture, tmp_path):

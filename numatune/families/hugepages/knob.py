@@ -249,9 +249,11 @@ def diff(data, facts):
 
 def _kernel_default(count, facts):
     """The route that keeps an empty pool: the kernel boots with none unless a
-    hugepages= argument (live or in a boot entry) or a sysctl.d file fills it,
-    and persist() still lowers what a file sets. None for any other count."""
-    if count != 0:
+    hugepages= argument (live or in a boot entry) or a sysctl.d file fills it.
+    None for any other count, or where something fills it (then numatune's
+    file says 0, as for any count)."""
+    from numatune.families.sysctl.facts import effective
+    if count != 0 or effective((facts.get("sysctl") or {}).get("files") or [], "vm.nr_hugepages"):
         return None
     config = (facts.get("boot") or {}).get("config") or {}
     args = list(facts["host"].get("cmdline") or []) + [a for e in config.get("entries") or [] for a in e["args"]]
