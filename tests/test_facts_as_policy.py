@@ -179,3 +179,23 @@ def test_the_papers_e7_says_its_cpuset_as_cgconfig_keeps_it(cli, tmp_path):
     assert sets == [{"name": "oracle", "cpus": (live / "cpuset.cpus").read_text().strip(),
                      "mems": (live / "cpuset.mems").read_text().strip(), "owner": {"uid": "oracle", "gid": "dba"},
                      "persist": "cgconfig"}], text
+
+
+@pytest.mark.parametrize("pools, said", [
+    # Spread as the kernel spreads vm.nr_hugepages at boot: the file keeps count and placement.
+    ((512, 512, 512, 512), {"size": "2M", "count": 2048, "placement": {"0": 512, "1": 512, "2": 512, "3": 512}}),
+    # Placed by hand and nothing places it at boot: without its placement the count alone would
+    # move pages, so the whole table is left out (a [hugepages] with a size alone is no policy).
+    ((1000, 24, 512, 512), None),
+])
+def test_a_pool_is_said_whole_or_not_at_all(cli, capture, tmp_path, pools, said):
+    root = capture("16amd64-4n4c-cgroup-distance-merge")
+    (root / "etc/sysctl.d").mkdir(parents=True)
+    (root / "etc/sysctl.d/97-oracle.conf").write_text("vm.nr_hugepages = 2048\n")
+    for node, pages in enumerate(pools):
+        (root / ("sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages" % node)).write_text(
+            "%d\n" % pages)
+    text, plan = _round_trip(cli, root, tmp_path)
+    assert plan["changes"] == [], text
+    from numatune.policy.stack import load
+    assert load([str(tmp_path / "host.toml")]).data.get("hugepages") == said, text

@@ -45,9 +45,9 @@ def _doubts(label, rules):
 
 
 def _drop(tables, names):
-    # Entries of an array from the last, so that the indices left stay right.
-    for table, key in sorted(set(names), key=lambda n: (n[0], str(type(n[1])), n[1]), reverse=True):
-        if table in tables:
+    for table in {t for t, _ in names}:
+        # An array's entries from the last, so that the indices left stay right.
+        for key in sorted({k for t, k in names if t == table}, reverse=True):
             del tables[table][key]
 
 
@@ -56,16 +56,19 @@ def _whole(tables):
     whose count was left out): the families' cross-field rules say which."""
     while True:
         tables = {t: c for t, c in tables.items() if c}
-        wrong = set()
+        whole, entries = set(), set()
         for family in FAMILIES:
             for err in family.check_policy(tables):
                 m = re.match(r"^([A-Za-z_]\w*)(?:\[(\d+)\])?", err.key)
                 if m and m.group(1) in tables:
-                    wrong.add((m.group(1), int(m.group(2)) if m.group(2) else None))
-        if not wrong:
+                    if m.group(2):
+                        entries.add((m.group(1), int(m.group(2))))
+                    else:
+                        whole.add(m.group(1))
+        if not whole and not entries:
             return tables
-        _drop(tables, [w for w in wrong if w[1] is not None and w[0] not in {t for t, i in wrong if i is None}])
-        tables = {t: c for t, c in tables.items() if t not in {t for t, i in wrong if i is None}}
+        tables = {t: c for t, c in tables.items() if t not in whole}
+        _drop(tables, {(t, i) for t, i in entries if t in tables})
 
 
 def host_policy(root):
