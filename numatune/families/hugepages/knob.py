@@ -259,7 +259,7 @@ def _kernel_default(count, facts):
     args = list(facts["host"].get("cmdline") or []) + [a for e in config.get("entries") or [] for a in e["args"]]
     if any(a.startswith("hugepages=") for a in args):
         return None
-    return {"by": "the kernel's default (no hugepages= at boot)", "kept": True}
+    return {"by": "the kernel's default, with no file or hugepages= argument setting it", "kept": True}
 
 
 def _persist_per_node(mine, kb, why, facts):
