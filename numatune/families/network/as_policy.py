@@ -1,11 +1,11 @@
-"""The network part of `numatune facts --format policy`: each NIC's MTU and
-the ethtool groups the host reports (coalescing, channels, rings, RSS flow
-hashing), as ``[[net]]`` rules, one per group and selector: a driver when
-every NIC of that driver has the same values (64 ports, one rule), else the
-NIC's name. Bonds, IRQ affinity (IRQ numbers differ between hosts) and
-values a driver reports but the policy does not name are left out, and what
-the next boot would not keep (no ifcfg, keyfile or .link file holds it) the
-plan of `facts --format policy` leaves out."""
+"""The network part of `numatune facts --format policy`: each Ethernet
+NIC's MTU and the ethtool groups the host reports (coalescing, channels,
+rings, RSS flow hashing), as ``[[net]]`` rules, one per group and selector:
+a driver when every NIC of that driver has the same values (64 ports, one
+rule), else the NIC's name. Bonds, IRQ affinity (IRQ numbers differ between
+hosts) and values a driver reports but the policy does not name are left
+out, and what the next boot would not keep (no ifcfg, keyfile or .link file
+holds it) the plan of `facts --format policy` leaves out."""
 from numatune.families.network.nic import CHANNELS, COALESCE, RING
 from numatune.families.network.rxnfc import FLOW_TYPES, canonical
 
