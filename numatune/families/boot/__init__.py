@@ -10,6 +10,12 @@ def diff(data, facts):
     yield from cmdline.diff(data, facts)
     yield from nextboot.findings(facts)
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.boot import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.boot import recommend
@@ -38,5 +44,5 @@ FAMILY = Family(
         ("/sys/firmware/efi", r"^(fw_platform_size|systab)$", False),
         ("/sys/firmware/memmap/0", r"^type$", False),
     ), keep=(r"grub\.cfg", r"grubenv"), keep_all=("/boot/efi/EFI",)),
-    recommend=_recommend,
+    recommend=_recommend, as_policy=_as_policy,
 )

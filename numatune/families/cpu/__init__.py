@@ -6,6 +6,12 @@ from numatune.families.cpu import facts_text, knob
 SURVEY = {"cpu": {"governor": "performance"}}
 
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.cpu import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.cpu import recommend
@@ -13,4 +19,5 @@ def _recommend(facts):
 
 
 FAMILY = Family(name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-                editors=knob.EDITORS, facts_lines=facts_text.facts_lines, recommend=_recommend, survey=SURVEY)
+                editors=knob.EDITORS, facts_lines=facts_text.facts_lines, recommend=_recommend, survey=SURVEY,
+                as_policy=_as_policy)

@@ -3,6 +3,12 @@ persisted in cgconfig or systemd slices."""
 from numatune.family import Family, Snapshot
 from numatune.families.cpuset import cgroup_write, facts_text, knob
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.cpuset import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.cpuset import recommend
@@ -23,5 +29,5 @@ FAMILY = Family(
         ("/etc/systemd/system", r"\.slice$", False),
         ("/etc/systemd/system/slices.target.d", r"^numatune-.*\.conf$", False),
     ), keep=(r"cpuset\.[a-z_.]+", r"tasks", r"cgroup\.(procs|controllers|subtree_control)")),
-    recommend=_recommend,
+    recommend=_recommend, as_policy=_as_policy,
 )

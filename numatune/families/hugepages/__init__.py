@@ -7,6 +7,12 @@ from numatune.families.hugepages import knob
 SURVEY = {"hugepages": {"size": "2M", "count": "auto"}}
 
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.hugepages import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.hugepages import recommend
@@ -17,5 +23,5 @@ FAMILY = Family(
     name=knob.NAME, areas=("memory",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, resolve=knob.resolve, resolve_after=("boot",), after_apply=knob.after_apply,
     facts_lines=knob.facts_lines,
-    recommend=_recommend, survey=SURVEY,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
 )

@@ -200,7 +200,8 @@ def diff(data, facts):
         # Nodes the running kernel hides: the next boot's pool only (nextboot.py).
         yield from nextboot.findings(mine, kb)
         if kb == topo["meminfo"].get("Hugepagesize", 2048):
-            yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+            yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory",
+                                           route=_kernel_default(count, facts))
         yield from _persist_per_node(mine, kb, why, facts)
         return
     per_node = [nid for nid, n in topo["nodes"].items() if str(kb) in n["hugepages"]]
@@ -238,11 +239,27 @@ def diff(data, facts):
         return
     default_kb = topo["meminfo"].get("Hugepagesize", 2048)
     if kb == default_kb:
-        yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory")
+        yield from sysctl_knob.persist("vm.nr_hugepages", str(count), why, facts["sysctl"], data, area="memory",
+                                       route=_kernel_default(count, facts))
     if per_node:
         yield from _persist_per_node(mine, kb, why, facts)
     # Boot arguments (another page size's pool, or the node format) are
     # planned by the boot family from mine["boot"]["args"].
+
+
+def _kernel_default(count, facts):
+    """The route that keeps an empty pool: the kernel boots with none unless a
+    hugepages= argument (live or in a boot entry) or a sysctl.d file fills it.
+    None for any other count, or where something fills it (then numatune's
+    file says 0, as for any count)."""
+    from numatune.families.sysctl.facts import effective
+    if count != 0 or effective((facts.get("sysctl") or {}).get("files") or [], "vm.nr_hugepages"):
+        return None
+    config = (facts.get("boot") or {}).get("config") or {}
+    args = list(facts["host"].get("cmdline") or []) + [a for e in config.get("entries") or [] for a in e["args"]]
+    if any(a.startswith("hugepages=") for a in args):
+        return None
+    return {"by": "the kernel's default, with no file or hugepages= argument setting it", "kept": True}
 
 
 def _persist_per_node(mine, kb, why, facts):

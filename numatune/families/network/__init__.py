@@ -7,6 +7,12 @@ from numatune.families.network import facts, facts_text, knob, netdev
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
 
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.network import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.network import recommend
@@ -26,5 +32,5 @@ FAMILY = Family(
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
-    recommend=_recommend, survey=SURVEY,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
 )

@@ -10,6 +10,12 @@ SURVEY = {"block": [{"match": {"name": "*"}, "scheduler": "deadline", "nr_reques
                      "nomerges": 0, "queue_depth": 32}]}
 
 
+def _as_policy(facts):
+    # Imported for `facts --format policy` only.
+    from numatune.families.storage import as_policy
+    return as_policy.as_policy(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.storage import recommend
@@ -30,5 +36,5 @@ FAMILY = Family(
         # Its mtime is when multipathd started: was multipath.conf read since?
         ("/run", r"^multipathd\.pid$", False),
     ), live=facts_snapshot.snapshot_live, sh_live=facts_snapshot.SH_LIVE),
-    recommend=_recommend, survey=SURVEY,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
 )
