@@ -71,15 +71,23 @@ def _kept(rule, changes, compliant):
     for item in compliant:
         # A rule's own compliant entry, or its table's (``block[0]`` for ``block[0].nr_requests``).
         mine = item.rule == rule or rule.startswith(item.rule + ".") or _related(item.rule, ids, subjects)
-        if item.kept_by and mine and item.kept_by not in by:
-            by.append(item.kept_by)
+        # Several keepers of one value come "; "-joined (a boot argument and a tuned profile's line).
+        for keeper in item.kept_by.split("; ") if item.kept_by and mine else []:
+            if keeper not in by:
+                by.append(keeper)
     for c in changes:
-        # A boot line is kept by the bootloader entry it edits; a file written is its own keeper.
-        own = c.action if c.scope == "boot" else ("file " + c.target.partition(": ")[0]
-                                                  if c.scope == "persistent" else None)
+        # A boot line is kept by the bootloader files it edits; a file written is its own keeper.
+        own = _bootloader(c) if c.scope == "boot" else ("file " + c.target.partition(": ")[0]
+                                                         if c.scope == "persistent" else None)
         if own and not by and own not in by:
             by.append(own)
     return by
+
+
+def _bootloader(change):
+    """The bootloader, named by the files a boot change edits, as the boot family's compliant rules name it."""
+    paths = dict.fromkeys(p for w in change.writes for p in ([w.path] if w.kind == "file" else w.files))
+    return "bootloader (%s)" % ", ".join(paths) if paths else "bootloader"
 
 
 def _now(changes):
@@ -114,6 +122,16 @@ def _line_free(mechanism):
     return _LINE.sub(r"\1", mechanism)
 
 
+def _once(mechanism, said):
+    """A mechanism's files are said on the first row that names it; later
+    rows name it alone (``tuned profile numatune``): the table fits a screen."""
+    name, paren, _ = mechanism.partition(" (")
+    if paren and mechanism in said:
+        return name
+    said.add(mechanism)
+    return mechanism
+
+
 def table_lines(rows, live_only=False):
     """The survives-a-reboot table: settings that are set the same way and
     kept by the same file share a row (named under it, folded into ranges),
@@ -122,8 +140,7 @@ def table_lines(rows, live_only=False):
     otherwise the plan names none, and `check` after the reboot tells."""
     groups, order = {}, []
     for rule, now, kept in rows:
-        text = "; ".join(_line_free(k) for k in dict.fromkeys(kept)) if kept else (LOST if live_only else UNNAMED)
-        key = (now, text)
+        key = (now, tuple(dict.fromkeys(_line_free(k) for k in kept)) or (LOST if live_only else UNNAMED,))
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -134,11 +151,13 @@ def table_lines(rows, live_only=False):
     second = max([len(now) for now, _ in order] + [3])
     room = WIDTH - 2 - first - 1 - second - 1
     out = ["  %-*s %-*s %s" % (first, "setting", second, "set", "what sets it again at boot")]
-    for cell, (now, text) in zip(cells, order):
+    said = set()
+    for cell, (now, kept) in zip(cells, order):
+        text = "; ".join(_once(k, said) for k in kept)
         wrapped = textwrap.wrap(text, max(room, 24), break_long_words=False, break_on_hyphens=False) or [""]
         out.append("  %-*s %-*s %s" % (first, elide(cell, first), second, now, wrapped[0]))
         out += [" " * (WIDTH - room) + w for w in wrapped[1:]]
-        names = groups[(now, text)]
+        names = groups[(now, kept)]
         if len(names) > 1:
             out += textwrap.wrap(", ".join(ranges(names)), WIDTH, initial_indent="    ", subsequent_indent="    ",
                                  break_long_words=False, break_on_hyphens=False)
