@@ -107,3 +107,24 @@ def test_every_row_names_what_keeps_it_at_boot(cli, sdx, tmp_path):
     # Every row the table has is one of the policy's settings above: nothing is left to "see check".
     assert set(said) == {s for s, _ in ROWS}, said
     assert len(out.splitlines()) < 60, out
+
+
+# Settings nothing keeps, and the finding after the writes that says so: the table says live only.
+LIVE_ONLY = [
+    # eno25 has no ifcfg file: a file numatune made would configure the NIC on its own.
+    ('[[net]]\nmatch = { name = "eno25" }\nmtu = 9000\n', "net[0]", False),
+    # Kept in files, not by tuned; the boot unit would redo the governor, but the root has no numatune to run.
+    ('[tuned]\npersist = "files"\n[cpu]\ngovernor = "performance"\n', "cpu.governor", True),
+]
+
+
+@pytest.mark.parametrize("policy_text, setting, uninstall", LIVE_ONLY)
+def test_a_setting_nothing_keeps_is_said_to_be_lost_at_reboot(cli, sdx, tmp_path, policy_text, setting, uninstall):
+    if uninstall:
+        (sdx / "usr/bin/numatune").unlink()
+    policy = write(tmp_path, "p.toml", policy_text)
+    status, out, err = cli("apply", "--root", sdx, "--policy", policy, "--yes")
+    assert status == 0, out + err
+    assert table(out)[setting] == "live only: lost at reboot", out
+    # Nor does a finding say the boot unit sets it again.
+    assert "(numatune-boot.service) sets it again" not in " ".join(out.split()), out

@@ -13,6 +13,7 @@ from numatune.report.grouped import ARROW, elide, ranges, targets_text, value
 
 WIDTH = 79
 LOST = "live only: lost at reboot"
+PART_LOST = "the rest live only: lost at reboot"
 _LINE = re.compile(r"(\S):\d+(?=\)|$|;)")
 UNNAMED = "none named by the plan: see check after the reboot"
 
@@ -103,9 +104,11 @@ def _now(changes):
     return "+".join(states)
 
 
-def survival(changes, compliant):
+def survival(changes, compliant, findings=()):
     """[(policy setting, now, [mechanisms])] in plan order: no mechanism means
-    the plan names none."""
+    the plan names none; [LOST] that a finding after the writes says nothing
+    keeps it (``live_only``: an MTU no file configures, a boot unit that cannot
+    run), PART_LOST after the mechanisms that a finding says so of a part."""
     by_rule, order = {}, []
     for c in changes:
         rule = c.rule or c.id
@@ -113,7 +116,14 @@ def survival(changes, compliant):
             by_rule[rule] = []
             order.append(rule)
         by_rule[rule].append(c)
-    return [(rule, _now(by_rule[rule]), _kept(rule, by_rule[rule], compliant)) for rule in order]
+    lost = {r for f in findings if f.live_only for r in f.rule.split(",")}
+    rows = []
+    for rule in order:
+        kept = _kept(rule, by_rule[rule], compliant)
+        # Kept in part (a NIC's ring in its file, its MTU in none): both are said.
+        rows.append((rule, _now(by_rule[rule]), kept + [PART_LOST] if kept and rule in lost else
+                     kept or ([LOST] if rule in lost else [])))
+    return rows
 
 
 def _line_free(mechanism):

@@ -41,11 +41,15 @@ def diff(data, facts):
 def keepers(data, facts, boot_items):
     """What sets the THP mode again at boot: its boot argument, once the
     bootloader has it (in place, or written by this plan and waiting for the
-    reboot), and a tuned profile's [vm] where one carries it."""
+    reboot), or the boot unit where no bootloader can hold it, and a tuned
+    profile's [vm] where one carries it."""
     arg = "transparent_hugepage=%s" % (data.get("kernel") or {}).get("transparent_hugepage")
     out = []
     for item in boot_items:
         name = item.rule if isinstance(item, Compliant) else item.id
+        if name == "thp.boot" and isinstance(item, Compliant):
+            out.append(item.kept_by)  # no bootloader numatune edits: the boot unit writes the mode
+            continue
         if name.partition(":")[2] != arg:
             continue
         if isinstance(item, Compliant) and name.startswith("cmdline.add:"):
@@ -58,5 +62,6 @@ def keepers(data, facts, boot_items):
     if found:
         out.append(found["by"])
     return list(dict.fromkeys(o for o in out if o))
+
 
 EDITORS = {}

@@ -10,6 +10,7 @@ import re
 from numatune.errors import BootConfigError
 from numatune.facts import routes
 from numatune.families import bootunit
+from numatune.families.bootunit import unit
 from numatune.families.cpu import facts as cpupower
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
@@ -84,13 +85,16 @@ def _routed(items):
 def _keeper(facts, key, keys, boot_key, keepers=None):
     """Who sets ``key`` again at boot when no boot argument does: a tuned
     profile (numatune's child carries [cpu]), recorded in ``keepers`` by
-    rule, else the boot unit, which ``boot_key`` in ``keys`` asks for."""
+    rule, else the boot unit, which ``boot_key`` in ``keys`` asks for
+    (nothing, said so, where the boot unit could not run)."""
     found = routes.route(facts, "cpu", key)
     if found:
         if keepers is not None:
             keepers["cpu." + key] = found["by"]
         return found["by"]
     keys.append(boot_key)
+    if unit.problem(facts.get(unit.NAME) or {}):
+        return "nothing (bootunit.no-runner says why)"
     return "`numatune boot` (numatune-boot.service)"
 
 
