@@ -134,3 +134,19 @@ def test_a_setting_nothing_keeps_is_said_to_be_lost_at_reboot(cli, sdx, tmp_path
     assert table(out)[setting] == "live only: lost at reboot", out
     # Nor does a finding say the boot unit sets it again.
     assert "(numatune-boot.service) sets it again" not in " ".join(out.split()), out
+
+
+def test_a_profile_nothing_starts_at_boot_keeps_nothing(cli, sdx, tmp_path):
+    """tuned installed and its profile active, but tuned.service not enabled:
+    nothing loads a profile at boot, so the policy is kept in sysctl.d, udev
+    rules and the bootloader, and no row (nor check) names tuned."""
+    (sdx / "etc/systemd/system/multi-user.target.wants/tuned.service").unlink()
+    policy = write(tmp_path, "p.toml", POLICY)
+    status, out, err = cli("apply", "--root", sdx, "--policy", policy, "--yes")
+    assert status == 0, out + err
+    said = table(out)
+    assert not [s for s, text in said.items() if "tuned" in text], out
+    assert "sysctl.d file /etc/sysctl.d/90-numatune.conf" in said["sysctl.vm.swappiness"], said
+    assert not (sdx / "etc/tuned/numatune").exists()
+    check = cli("check", "--root", sdx, "--policy", policy, "--format", "json")[1]
+    assert "tuned profile" not in check.replace("tuned profile balanced sets", "")

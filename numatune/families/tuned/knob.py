@@ -55,7 +55,9 @@ def enabled(root, name):
 def starter(root):
     """What starts tuned at boot: its systemd unit, enabled, or its SysV
     script's start link; "" for nothing."""
-    if root.exists("%s/%s" % (WANTS_DIRS[0], SERVICES["tuned"])):
+    link = "%s/%s" % (WANTS_DIRS[0], SERVICES["tuned"])
+    # The link, not its target: a capture keeps the wants link without /usr/lib/systemd/system.
+    if root.islink(link) or root.exists(link):
         return SERVICES["tuned"]
     return "the SysV script tuned" if enabled(root, "tuned") else ""
 
@@ -160,7 +162,9 @@ def _child(data, mine, resolved):
                               'and the bootloader instead' % (
                                   "tuned is not installed" if not mine["installed"] else
                                   "no tuned profile is active or named by [tuned] profile" if not mine["parent"]
-                                  else "tuned profile %s is not found" % " ".join(mine["parent"])))
+                                  else "tuned profile %s is not found" % " ".join(mine["parent"])
+                                  if (mine.get("profile") or {}).get("missing") else
+                                  "nothing starts tuned at boot (%s is not enabled)" % SERVICES["tuned"]))
         return
     if resolved.get("route") != "profile" or not resolved.get("units"):
         return
