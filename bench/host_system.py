@@ -232,6 +232,8 @@ def write_boot(tree):
 def write_tuned(tree):
     tree.write("/etc/tuned/active_profile", "throughput-performance")
     tree.write("/etc/tuned/profile_mode", "manual")
+    # Enabled, as on any host where a profile is active: tuned loads it at boot.
+    tree.write("/etc/systemd/system/multi-user.target.wants/tuned.service", "")
     tree.write("/usr/lib/tuned/throughput-performance/tuned.conf",
                "#\n# tuned configuration\n#\n\n[main]\nsummary=Broadly applicable tuning that provides excellent "
                "performance across a variety of common server workloads\n\n[variables]\n"

@@ -170,7 +170,7 @@ def _applied_text(args, txid, changes, ops, findings, written, kept, style):
     print("undo with: " + command("revert", txid, ctx=context_of(args)))
     print("")
     print(style("bold", "what survives a reboot:"))
-    for line in applied.table_lines(applied.survival(changes, kept), live_only=args.live_only):
+    for line in applied.table_lines(applied.survival(changes, kept, findings), live_only=args.live_only):
         print(line)
     step = applied.next_step(changes, findings)
     print("next: " + step.replace("numatune check", command("check", ctx=context_of(args))))

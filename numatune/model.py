@@ -145,6 +145,9 @@ class Finding:
     # Id of the change this finding is advice for ("after apply, run ..."): it holds only once that
     # change is made, so an apply that leaves the change out does not repeat it (after_apply).
     follows: str = ""
+    # The value of ``rule`` (several: comma-separated) is set live and nothing keeps it at boot: apply's
+    # table says "live only: lost at reboot" for it, not that the plan names no mechanism.
+    live_only: bool = False
 
     def to_json(self):
         return _fields_dict(self)

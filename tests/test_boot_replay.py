@@ -196,6 +196,7 @@ def test_a_tuned_profile_keeps_them_without_the_boot_unit(power, cli, tmp_path):
     tuned = CASES / "tuned" / "child-over-oracle" / "root"
     shutil.copytree(tuned / "usr/lib/tuned", power / "usr/lib/tuned")
     write(power, "/etc/tuned/active_profile", "throughput-performance\n")
+    write(power, "/etc/systemd/system/multi-user.target.wants/tuned.service", "")
     pol = write(tmp_path, "p.toml", '[cpu]\ngovernor = "performance"\nmax_cstate = 1\n')
     plan = json.loads(cli("plan", "--root", power, "--policy", pol, "--format", "json")[1])
     ids = {c["id"]: c for c in plan["changes"]}

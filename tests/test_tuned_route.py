@@ -54,6 +54,7 @@ def root(tmp_path):
     shutil.copytree(CASES / "storage/legacy-scheduler/root", r, symlinks=True)
     shutil.copytree(CASES / "tuned/child-over-oracle/root/usr/lib/tuned", r / "usr/lib/tuned")
     write(r, "/etc/tuned/active_profile", "oracle\n")
+    write(r, "/etc/systemd/system/multi-user.target.wants/tuned.service", "")  # tuned starts at boot
     write(r, "/proc/sys/vm/swappiness", "60\n")
     write(r, "/proc/sys/vm/dirty_ratio", "20\n")
     write(r, "/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n")

@@ -13,6 +13,7 @@ from numatune.report.grouped import ARROW, elide, ranges, targets_text, value
 
 WIDTH = 79
 LOST = "live only: lost at reboot"
+PART_LOST = "the rest live only: lost at reboot"
 _LINE = re.compile(r"(\S):\d+(?=\)|$|;)")
 UNNAMED = "none named by the plan: see check after the reboot"
 
@@ -73,15 +74,23 @@ def _kept(rule, changes, compliant):
     for item in compliant:
         # A rule's own compliant entry, or its table's (``block[0]`` for ``block[0].nr_requests``).
         mine = item.rule == rule or rule.startswith(item.rule + ".") or _related(item.rule, ids, prefixes, subjects)
-        if item.kept_by and mine and item.kept_by not in by:
-            by.append(item.kept_by)
+        # Several keepers of one value come "; "-joined (a boot argument and a tuned profile's line).
+        for keeper in item.kept_by.split("; ") if item.kept_by and mine else []:
+            if keeper not in by:
+                by.append(keeper)
     for c in changes:
-        # A boot line is kept by the bootloader entry it edits; a file written is its own keeper.
-        own = c.action if c.scope == "boot" else ("file " + c.target.partition(": ")[0]
-                                                  if c.scope == "persistent" else None)
+        # A boot line is kept by the bootloader files it edits; a file written is its own keeper.
+        own = _bootloader(c) if c.scope == "boot" else ("file " + c.target.partition(": ")[0]
+                                                         if c.scope == "persistent" else None)
         if own and not by and own not in by:
             by.append(own)
     return by
+
+
+def _bootloader(change):
+    """The bootloader, named by the files a boot change edits, as the boot family's compliant rules name it."""
+    paths = dict.fromkeys(p for w in change.writes for p in ([w.path] if w.kind == "file" else w.files))
+    return "bootloader (%s)" % ", ".join(paths) if paths else "bootloader"
 
 
 def _now(changes):
@@ -97,9 +106,11 @@ def _now(changes):
     return "+".join(states)
 
 
-def survival(changes, compliant):
+def survival(changes, compliant, findings=()):
     """[(policy setting, now, [mechanisms])] in plan order: no mechanism means
-    the plan names none."""
+    the plan names none; [LOST] that a finding after the writes says nothing
+    keeps it (``live_only``: an MTU no file configures, a boot unit that cannot
+    run), PART_LOST after the mechanisms that a finding says so of a part."""
     by_rule, order = {}, []
     for c in changes:
         rule = c.rule or c.id
@@ -108,13 +119,30 @@ def survival(changes, compliant):
             order.append(rule)
         by_rule[rule].append(c)
     keeping = [item for item in compliant if item.kept_by]    # the others name no mechanism (_kept)
-    return [(rule, _now(by_rule[rule]), _kept(rule, by_rule[rule], keeping)) for rule in order]
+    lost = {r for f in findings if f.live_only for r in f.rule.split(",")}
+    rows = []
+    for rule in order:
+        kept = _kept(rule, by_rule[rule], keeping)
+        # Kept in part (a NIC's ring in its file, its MTU in none): both are said.
+        rows.append((rule, _now(by_rule[rule]), kept + [PART_LOST] if kept and rule in lost else
+                     kept or ([LOST] if rule in lost else [])))
+    return rows
 
 
 def _line_free(mechanism):
     """A mechanism without the line it is on (``tuned.conf:9`` -> ``tuned.conf``):
     the settings one file keeps share a row."""
     return _LINE.sub(r"\1", mechanism)
+
+
+def _once(mechanism, said):
+    """A mechanism's files are said on the first row that names it; later
+    rows name it alone (``tuned profile numatune``): the table fits a screen."""
+    name, paren, _ = mechanism.partition(" (")
+    if paren and mechanism in said:
+        return name
+    said.add(mechanism)
+    return mechanism
 
 
 def table_lines(rows, live_only=False):
@@ -125,8 +153,7 @@ def table_lines(rows, live_only=False):
     otherwise the plan names none, and `check` after the reboot tells."""
     groups, order = {}, []
     for rule, now, kept in rows:
-        text = "; ".join(_line_free(k) for k in dict.fromkeys(kept)) if kept else (LOST if live_only else UNNAMED)
-        key = (now, text)
+        key = (now, tuple(dict.fromkeys(_line_free(k) for k in kept)) or (LOST if live_only else UNNAMED,))
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -137,11 +164,13 @@ def table_lines(rows, live_only=False):
     second = max([len(now) for now, _ in order] + [3])
     room = WIDTH - 2 - first - 1 - second - 1
     out = ["  %-*s %-*s %s" % (first, "setting", second, "set", "what sets it again at boot")]
-    for cell, (now, text) in zip(cells, order):
+    said = set()
+    for cell, (now, kept) in zip(cells, order):
+        text = "; ".join(_once(k, said) for k in kept)
         wrapped = textwrap.wrap(text, max(room, 24), break_long_words=False, break_on_hyphens=False) or [""]
         out.append("  %-*s %-*s %s" % (first, elide(cell, first), second, now, wrapped[0]))
         out += [" " * (WIDTH - room) + w for w in wrapped[1:]]
-        names = groups[(now, text)]
+        names = groups[(now, kept)]
         if len(names) > 1:
             out += textwrap.wrap(", ".join(ranges(names)), WIDTH, initial_indent="    ", subsequent_indent="    ",
                                  break_long_words=False, break_on_hyphens=False)

@@ -3,11 +3,18 @@
 through sysfs and kept across a reboot by its boot argument."""
 from numatune.family import Family, Snapshot
 from numatune.families.boot import cmdline, facts_text, nextboot, thp
+from numatune.model import Compliant
 
 
 def diff(data, facts):
-    yield from thp.diff(data, facts)
-    yield from cmdline.diff(data, facts)
+    live = list(thp.diff(data, facts))
+    boot = list(cmdline.diff(data, facts))
+    kept = thp.keepers(data, facts, boot)
+    for item in live:
+        if isinstance(item, Compliant):
+            item.kept_by = "; ".join(kept)
+    yield from live
+    yield from boot
     yield from nextboot.findings(facts)
 
 def _as_policy(facts):

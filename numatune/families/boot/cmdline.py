@@ -225,8 +225,18 @@ def diff(data, facts):
         else:
             yield Compliant("cmdline.%s:%s" % (verb, arg), "%s %s at boot" % (arg, "present" if present
                                                                             else "absent"), "kernel",
-                            kept_by="bootloader (%s)" % ", ".join(cfg.files) if cfg.files else "bootloader")
+                            kept_by=kept_by(cfg))
     yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
+
+
+def kept_by(cfg):
+    """The bootloader files an argument is kept in, as `check` and apply's
+    table name them: BLS entries by their directory (one file per kernel,
+    each name longer than a line)."""
+    from numatune.families.boot.bootloader import ENTRIES_DIR
+    entries = [e.path for e in cfg.entries if not getattr(e, "rescue", False)] if cfg.kind == "bls" else []
+    files = list(dict.fromkeys(ENTRIES_DIR + "/" if f in entries else f for f in cfg.files))
+    return "bootloader (%s)" % ", ".join(files) if files else "bootloader"
 
 
 def _numa_off(facts, asked=True):

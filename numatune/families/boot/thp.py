@@ -1,5 +1,6 @@
 """Transparent HugePages: live through sysfs. The boot argument that keeps it
 after a reboot is planned by the cmdline family from the same policy key."""
+from numatune.facts import routes
 from numatune.model import Change, Compliant, Finding, Write
 
 NAME = "thp"
@@ -35,6 +36,32 @@ def diff(data, facts):
                  # madvise gives huge pages only to regions that ask for them; an SGA in SysV shared
                  # memory does not (shmem has its own switch), so madvise left is not the stall of always.
                  drift_severity="warning" if thp["enabled"] == "madvise" else "")
+
+
+def keepers(data, facts, boot_items):
+    """What sets the THP mode again at boot: its boot argument, once the
+    bootloader has it (in place, or written by this plan and waiting for the
+    reboot), or the boot unit where no bootloader can hold it, and a tuned
+    profile's [vm] where one carries it."""
+    arg = "transparent_hugepage=%s" % (data.get("kernel") or {}).get("transparent_hugepage")
+    out = []
+    for item in boot_items:
+        name = item.rule if isinstance(item, Compliant) else item.id
+        if name == "thp.boot" and isinstance(item, Compliant):
+            out.append(item.kept_by)  # no bootloader numatune edits: the boot unit writes the mode
+            continue
+        if name.partition(":")[2] != arg:
+            continue
+        if isinstance(item, Compliant) and name.startswith("cmdline.add:"):
+            out.append(item.kept_by)
+        elif (isinstance(item, Change) and item.id.startswith("cmdline.add:")) or \
+                (isinstance(item, Finding) and item.id.startswith("cmdline.reboot-pending:")):
+            from numatune.families.boot import cmdline
+            out.append(cmdline.kept_by(cmdline.config(facts)))
+    found = routes.route(facts, "kernel", "transparent_hugepage")
+    if found:
+        out.append(found["by"])
+    return list(dict.fromkeys(o for o in out if o))
 
 
 EDITORS = {}

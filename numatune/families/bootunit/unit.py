@@ -166,7 +166,7 @@ def persist(facts, change_id, target, path, value, why="", area="memory", rule="
 def not_kept(mine, change_id, target, what, area, rule):
     """The finding that stands for a persistent change no boot would run:
     the value is live only (a warning: the next boot loses it)."""
-    return Finding(id=change_id, severity="warning", area=area, target=target, rule=rule,
+    return Finding(id=change_id, severity="warning", area=area, target=target, rule=rule, live_only=True,
                    message="%s is set live only, not kept at boot: nothing would run `numatune boot` at the next "
                            "boot (bootunit.no-runner says why)" % what)
 

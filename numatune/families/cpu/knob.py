@@ -10,6 +10,7 @@ import re
 from numatune.errors import BootConfigError
 from numatune.facts import routes
 from numatune.families import bootunit
+from numatune.families.bootunit import unit
 from numatune.families.cpu import facts as cpupower
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
@@ -50,18 +51,19 @@ def diff(data, facts):
         return
     mine = facts[NAME]
     why = cpu.get("why", "")
-    items, keys = [], []
+    items, keys, keepers = [], [], {}
     if "governor" in cpu:
-        items += _governor(cpu["governor"], why, mine, facts, data, keys)
+        items += _governor(cpu["governor"], why, mine, facts, data, keys, keepers)
     if "max_cstate" in cpu:
-        items += _cstates(cpu["max_cstate"], why, mine, facts, data, keys)
+        items += _cstates(cpu["max_cstate"], why, mine, facts, data, keys, keepers)
     # What nothing else keeps at boot is planned again there by the boot unit, on that boot's CPUs.
     kept = bootunit.kept_by(facts, NAME, keys, data)
     for item in items:
         if isinstance(item, Change) and item.id in keys:
             item.boot_key = item.id
-        elif isinstance(item, Compliant) and LIVE.get(item.rule) in keys:
-            item.kept_by = kept
+        elif isinstance(item, Compliant) and item.rule in LIVE:
+            # The live value's keeper, for apply's table and check: the boot unit only once it holds the key.
+            item.kept_by = kept if LIVE[item.rule] in keys else keepers.get(item.rule, "")
     yield from items
     yield from bootunit.keep(facts, NAME, keys, data, "cpu.boot-replay", "cpu",
                              rule=",".join(r for r, k in sorted(LIVE.items()) if k in keys), why=why)
@@ -80,22 +82,27 @@ def _routed(items):
                    for i in items)
 
 
-def _keeper(facts, key, keys, boot_key):
+def _keeper(facts, key, keys, boot_key, keepers=None):
     """Who sets ``key`` again at boot when no boot argument does: a tuned
-    profile (numatune's child carries [cpu]), else the boot unit, which
-    ``boot_key`` in ``keys`` asks for."""
+    profile (numatune's child carries [cpu]), recorded in ``keepers`` by
+    rule, else the boot unit, which ``boot_key`` in ``keys`` asks for
+    (nothing, said so, where the boot unit could not run)."""
     found = routes.route(facts, "cpu", key)
     if found:
+        if keepers is not None:
+            keepers["cpu." + key] = found["by"]
         return found["by"]
     keys.append(boot_key)
+    if unit.problem(facts.get(unit.NAME) or {}):
+        return "nothing (bootunit.no-runner says why)"
     return "`numatune boot` (numatune-boot.service)"
 
 
-def _governor(desired, why, mine, facts, data, keys):
-    return list(_governor_items(desired, why, mine, facts, data, keys))
+def _governor(desired, why, mine, facts, data, keys, keepers):
+    return list(_governor_items(desired, why, mine, facts, data, keys, keepers))
 
 
-def _governor_items(desired, why, mine, facts, data, keys):
+def _governor_items(desired, why, mine, facts, data, keys, keepers):
     freq = mine["cpufreq"]
     rule = "cpu.governor"
     if not freq["policies"]:
@@ -119,24 +126,24 @@ def _governor_items(desired, why, mine, facts, data, keys):
     else:
         yield Compliant(rule, "governor %s on every CPU" % desired, "cpu")
     if freq["driver"] in SETPOLICY_DRIVERS:
-        by = _keeper(facts, "governor", keys, "cpu.governor")
+        by = _keeper(facts, "governor", keys, "cpu.governor", keepers)
         yield _finding("governor-boot", "info", "%s picks its policy at boot itself: the governor is set live, "
                                                 "and %s sets it again at each boot" % (freq["driver"], by), rule)
         return
     if not _kernel_at_least(facts["host"]["release"], (5, 9)):
-        _keeper(facts, "governor", keys, "cpu.governor")  # no cpufreq.default_governor= before 5.9
+        _keeper(facts, "governor", keys, "cpu.governor", keepers)  # no cpufreq.default_governor= before 5.9
         return
-    boot = list(_boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data))
+    boot = list(_boot_arg("cpufreq.default_governor=" + desired, why, rule, facts, data, keepers))
     if not _routed(boot):
-        _keeper(facts, "governor", keys, "cpu.governor")
+        _keeper(facts, "governor", keys, "cpu.governor", keepers)
     yield from boot
 
 
-def _cstates(limit, why, mine, facts, data, keys):
-    return list(_cstates_items(limit, why, mine, facts, data, keys))
+def _cstates(limit, why, mine, facts, data, keys, keepers):
+    return list(_cstates_items(limit, why, mine, facts, data, keys, keepers))
 
 
-def _cstates_items(limit, why, mine, facts, data, keys):
+def _cstates_items(limit, why, mine, facts, data, keys, keepers):
     idle = mine["cpuidle"]
     rule = "cpu.max_cstate"
     if idle["driver"] is None:
@@ -162,14 +169,14 @@ def _cstates_items(limit, why, mine, facts, data, keys):
         return
     param = BOOT_PARAM.get(idle["driver"])
     if param is None:
-        by = _keeper(facts, "max_cstate", keys, "cpu.cstates")
+        by = _keeper(facts, "max_cstate", keys, "cpu.cstates", keepers)
         yield _finding("no-boot-cstate", "info", "the %s idle driver has no max_cstate boot argument: the "
                                                  "limit is set live, and %s sets it again at each boot"
                        % (idle["driver"], by), rule)
         return
-    boot = list(_boot_arg("%s=%d" % (param, limit), why, rule, facts, data))
+    boot = list(_boot_arg("%s=%d" % (param, limit), why, rule, facts, data, keepers))
     if not _routed(boot):
-        _keeper(facts, "max_cstate", keys, "cpu.cstates")
+        _keeper(facts, "max_cstate", keys, "cpu.cstates", keepers)
     yield from boot
 
 
@@ -178,8 +185,9 @@ def _kernel_at_least(release, version):
     return bool(m) and (int(m.group(1)), int(m.group(2))) >= version
 
 
-def _boot_arg(arg, why, rule, facts, data):
-    """Plan ``arg`` in the bootloader with the cmdline family's editors."""
+def _boot_arg(arg, why, rule, facts, data, keepers):
+    """Plan ``arg`` in the bootloader with the cmdline family's editors; once
+    the bootloader has it (or will, by this plan), ``keepers`` names it for ``rule``."""
     from numatune.families.boot import cmdline
     name = arg.split("=", 1)[0]
     listed = data.get("kernel", {}).get("cmdline", {})
@@ -196,6 +204,7 @@ def _boot_arg(arg, why, rule, facts, data):
                                                          "persisted" % arg, rule, "bootloader")
         return
     live = facts["host"]["cmdline"]
+    where = cmdline.kept_by(cfg)
     old = sorted({a for e in cfg.entries for a in e.args if a.split("=", 1)[0] == name})
     others = [a for a in old if a != arg]
     try:
@@ -204,6 +213,7 @@ def _boot_arg(arg, why, rule, facts, data):
         yield _finding("boot-cannot-edit:" + name, "critical", "cannot add %s: %s" % (arg, e.message), rule,
                        "bootloader")
         return
+    keepers[rule] = where
     if writes:
         yield Change(id="cpu.boot:" + name, area="cpu", target="boot cmdline: " + arg,
                      current=" ".join(old) or None, desired=arg, scope="boot",
@@ -213,8 +223,7 @@ def _boot_arg(arg, why, rule, facts, data):
         yield _finding("reboot-pending:" + name, "warning", "the bootloader has %s but the running kernel booted "
                                                            "without it: reboot to apply" % arg, rule, "/proc/cmdline")
     else:
-        yield Compliant("cpu.boot:" + name, "%s at boot" % arg, "cpu",
-                        kept_by="bootloader (%s)" % ", ".join(cfg.files) if cfg.files else "bootloader")
+        yield Compliant("cpu.boot:" + name, "%s at boot" % arg, "cpu", kept_by=where)
 
 
 EDITORS = {}

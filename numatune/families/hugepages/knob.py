@@ -7,7 +7,7 @@ from numatune.family import AfterApply
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 from numatune.facts.cpulist import parse_cpulist
-from numatune.families.hugepages import atboot, nextboot
+from numatune.families.hugepages import atboot, keeper, nextboot
 from numatune.families.hugepages.guard import starving, who
 from numatune.families.hugepages.placement import distribute, even_nodes, missing_nodes
 from numatune.families.oracle.pool import auto_pool, needs
@@ -167,6 +167,14 @@ def size_kb(data):
 
 
 def diff(data, facts):
+    items = list(_diff(data, facts))
+    live = [i for i in items if isinstance(i, Compliant) and i.rule == "hugepages.live"]
+    if live:
+        live[0].kept_by = keeper.kept_by(items, facts)
+    return items
+
+
+def _diff(data, facts):
     mine = facts["resolved"][NAME]
     for f in mine["refused"]:
         yield Finding(id=f["id"], severity=f["severity"], area="memory", target=f["target"],

@@ -164,7 +164,8 @@ def diff(data, facts):
             # udev .link files only apply to devices the kernel finds; a veth
             # or bond is kept by whatever creates it.
             yield Finding(id="net.notpersisted:%s" % name, severity="info", area="network", target=name,
-                          rule=",".join(rules), message="%s is a virtual %s link with no NetworkManager or ifcfg "
+                          rule=",".join(rules), live_only=True,
+                          message="%s is a virtual %s link with no NetworkManager or ifcfg "
                           "file: its settings are live only" % (name, info.get("driver") or "network"))
         elif supported:
             yield from _persist(name, info, supported, why, rules)
@@ -251,7 +252,7 @@ def _persist(name, info, want, why, rules):
             return
     if kind == "none":
         yield Finding(id="net.notpersisted:%s" % name, severity="warning", area="network", target=name,
-                      rule=",".join(rules),
+                      rule=",".join(rules), live_only=True,
                       message="%s: no NetworkManager or ifcfg file keeps it, and %s has no .link files (systemd "
                               "209+): its settings are live only" % (name, persist["era"]),
                       why="add them to the file that configures %s" % name)
@@ -262,7 +263,7 @@ def _persist(name, info, want, why, rules):
 def _persist_mtu(name, networkd, mtu, why, rules):
     if networkd is None:
         yield Finding(id="net.notpersisted:mtu:%s" % name, severity="warning", area="network", target=name,
-                      rule=",".join(rules),
+                      rule=",".join(rules), live_only=True,
                       message="%s: MTU %s is live only: no ifcfg, NetworkManager keyfile or systemd-networkd file "
                               "configures %s, and a file numatune made would be a configuration of its own (one "
                               "that can bring the NIC up with no address at the next boot)" % (name, mtu["mtu"], name),
@@ -306,7 +307,7 @@ def _persist_in(name, info, persist, want, why, rules):
                       args={"ifname": name, "mac": info.get("address"), "keys": keys})
     for group, key in missing:
         yield Finding(id="net.notpersisted:%s.%s:%s" % (group, key, name), severity="warning", area="network",
-                      target=path, rule=",".join(rules),
+                      target=path, rule=",".join(rules), live_only=True,
                       message="%s: %s %s cannot be kept in %s (%s): it is lost at reboot"
                               % (name, group, key, path, kind))
     if done:

@@ -188,7 +188,7 @@ def _instance(data, facts, inst):
         current = inst["params"].get(name.lower())
         if not desired.differs(name, current, rendered):
             yield Compliant("oracle.param:%s:%s" % (sid, name.lower()), "%s %s = %s" % (sid, name, rendered),
-                            "oracle")
+                            "oracle", kept_by=_read_at_start(inst, use_sql))
             continue
         if name.lower() == "use_large_pages" and values.normalize(name, rendered) == "ONLY":
             refusal = _start_safety(data, facts, inst)
@@ -216,6 +216,18 @@ def _unreadable(inst):
                       message="%s is in /etc/oratab but its parameters cannot be read (%s): its SGA is not counted "
                               "in the HugePages it needs" % (inst["sid"], where),
                       why="give it a pfile, or name it with [[oracle.instance]] and a pfile")
+
+
+def _read_at_start(inst, use_sql):
+    """The parameter file the instance reads when it starts, which keeps a
+    parameter over a reboot (the spfile ALTER SYSTEM writes, or the pfile)."""
+    found = inst["param_file"]
+    if use_sql:
+        return "%s's spfile%s, read when it starts" % (inst["sid"], " " + found["path"] if found.get("path") and
+                                                       found.get("kind") == "spfile" else "")
+    if found.get("kind") and found.get("readable"):
+        return "%s's %s %s, read when it starts" % (inst["sid"], found["kind"], found["path"])
+    return ""
 
 
 def _change(inst, spec, name, current, rendered, why, use_sql):

@@ -117,7 +117,7 @@ def _live_only(per_rule, missing):
     for (i, attr), names in sorted(by_rule.items()):
         shown = ", ".join(names[:6]) + (" and %d more" % (len(names) - 6) if len(names) > 6 else "")
         yield Finding(id="block.live-only:%d:%s" % (i, attr), severity="warning", area="storage",
-                      target="block[%d].%s" % (i, attr), rule="block[%d].%s" % (i, attr),
+                      target="block[%d].%s" % (i, attr), rule="block[%d].%s" % (i, attr), live_only=True,
                       message="%s on %s stays live only: no udev rule numatune can write selects %s, so a reboot "
                               "or re-add loses it" % (attr, shown, "it" if len(names) == 1 else "them"),
                       why="select these devices by vendor/model, wwn, a udev property or dm_name")
@@ -133,7 +133,7 @@ def udev(data, facts, per_rule, assigned=None, routed=()):
     for i, rule, direct, expanded, via in per_rule:
         if "cache_type" in rule and expanded:
             yield Finding(id="block.cache_type-live:%d" % i, severity="info", area="storage",
-                          target="block[%d].cache_type" % i, rule="block[%d].cache_type" % i,
+                          target="block[%d].cache_type" % i, rule="block[%d].cache_type" % i, live_only=True,
                           message="cache_type is set live and temporarily (the kernel's view, not the "
                                   "device's mode page): it is not persisted; apply again after a reboot")
     if not entries and text is None:

@@ -121,7 +121,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
     runtime = [f["path"] for f in files if f["path"] in after_ours and key in f.get("marked", ())]
     for path in runtime:
         yield Finding(id="sysctl.runtime-file:%s@%s" % (key, path), severity="warning", area=area, target=path,
-                      rule="sysctl." + key,
+                      rule="sysctl." + key, live_only=True,
                       message="numatune commented out %s in %s, but /run is rebuilt at each boot: whatever writes "
                               "that file puts the line back, and %s = %s is lost at boot" % (key, path, key, desired),
                       why="change the tool that writes %s (a tuned profile's [sysctl]?)" % path)
@@ -145,7 +145,7 @@ def persist(key, desired, why, facts, data, area=None, live_supported=True, at_l
             if foreign == "report":
                 yield Finding(
                     id="sysctl.override:%s@%s" % (key, f["path"]), severity="warning", area=area,
-                    target=f["path"], rule="sysctl." + key,
+                    target=f["path"], rule="sysctl." + key, live_only=True,
                     message="%s:%d sets %s = %s after numatune's file, so %s is lost at boot"
                             % (f["path"], number, key, value, desired))
             else:

@@ -24,6 +24,8 @@ FAMILY = Family(
     editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals, resolve=knob.resolve,
     snapshot=Snapshot(patterns=(
         ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
+        # RHEL/OL 6: chkconfig's start links say what starts at boot.
+        ("/etc/rc.d/rc3.d", r"^S[0-9]+(numad|irqbalance|tuned)$", False),
         ("/etc/tuned", r".*", True),
         ("/usr/lib/tuned", r".*", True),
     ), keep_all=("/etc/tuned", "/usr/lib/tuned")),

@@ -26,7 +26,7 @@ POLICY = {
         "why": WHY,
     }),
 }
-SERVICES = {"numad": "numad.service", "irqbalance": "irqbalance.service"}
+SERVICES = {"numad": "numad.service", "irqbalance": "irqbalance.service", "tuned": "tuned.service"}
 WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants", "/etc/rc.d/rc3.d", "/etc/rc3.d")
 
 
@@ -50,6 +50,16 @@ def enabled(root, name):
         if root.exists("%s/%s" % (d, unit)) or root.glob(d, "S??" + name):
             return True
     return False
+
+
+def starter(root):
+    """What starts tuned at boot: its systemd unit, enabled, or its SysV
+    script's start link; "" for nothing."""
+    link = "%s/%s" % (WANTS_DIRS[0], SERVICES["tuned"])
+    # The link, not its target: a capture keeps the wants link without /usr/lib/systemd/system.
+    if root.islink(link) or root.exists(link):
+        return SERVICES["tuned"]
+    return "the SysV script tuned" if enabled(root, "tuned") else ""
 
 
 def read(root, data):
@@ -88,6 +98,8 @@ def read(root, data):
         "running": procs,
         "numad_enabled": enabled(root, "numad"),
         "irqbalance_enabled": enabled(root, "irqbalance"),
+        # Whether tuned starts at boot, loading the active profile: only then does a profile keep anything.
+        "enabled": starter(root),
     }
 
 
@@ -131,7 +143,7 @@ def _select(data, mine, route):
     if route == "profile":
         return  # numatune's child profile includes it and is the one selected
     if mine["active"] == names:
-        yield Compliant("tuned.profile", "tuned profile %s is active" % wanted, "kernel")
+        yield Compliant("tuned.profile", "tuned profile %s is active" % wanted, "kernel", kept_by=_loader(mine))
         return
     yield Change(id="tuned.profile", area="kernel", target=tc.ACTIVE, current=" ".join(mine["active"]) or None,
                  desired=" ".join(names), scope="persistent", risk="medium", restart_required=True,
@@ -150,7 +162,9 @@ def _child(data, mine, resolved):
                               'and the bootloader instead' % (
                                   "tuned is not installed" if not mine["installed"] else
                                   "no tuned profile is active or named by [tuned] profile" if not mine["parent"]
-                                  else "tuned profile %s is not found" % " ".join(mine["parent"])))
+                                  else "tuned profile %s is not found" % " ".join(mine["parent"])
+                                  if (mine.get("profile") or {}).get("missing") else
+                                  "nothing starts tuned at boot (%s is not enabled)" % SERVICES["tuned"]))
         return
     if resolved.get("route") != "profile" or not resolved.get("units"):
         return
@@ -160,11 +174,11 @@ def _child(data, mine, resolved):
     carried = [k for kind in resolved["routes"].values() for k, r in kind.items() if not r["kept"]]
     if active and mine["child"] == content:
         yield Compliant("tuned.persist", "tuned profile %s (%s) keeps the policy over %s"
-                        % (tr.CHILD, path, resolved["parent"]), "kernel")
+                        % (tr.CHILD, path, resolved["parent"]), "kernel", kept_by=_loader(mine))
         return
     if not active and not carried:
         yield Compliant("tuned.persist", "tuned profile %s keeps the policy's sysctls already"
-                        % " ".join(mine["active"]), "kernel")
+                        % " ".join(mine["active"]), "kernel", kept_by=_loader(mine))
         return
     writes = [Write(kind="file", path=path, editor="tuned_profile", args={"content": content})]
     if not active:
@@ -185,6 +199,14 @@ def _child(data, mine, resolved):
                  why=(data.get("tuned") or {}).get("why", "") or "tuned applies its profile when it starts: a child "
                                                                    "profile keeps the policy in tuned's own terms",
                  rule="tuned.persist", writes=writes)
+
+
+def _loader(mine):
+    """What loads the active profile at boot (tuned, started at boot, reads
+    active_profile), or "" where nothing starts tuned."""
+    if not mine.get("enabled"):
+        return ""
+    return "%s (%s: %s)" % (mine["enabled"], tc.ACTIVE, " ".join(mine["active"]))
 
 
 def _conflicts(data, mine, route):

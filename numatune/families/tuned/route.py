@@ -34,13 +34,15 @@ def child_path(mine):
 
 
 def route_of(data, mine):
-    """"profile", "files", or None when there is no profile to build on."""
+    """"profile", "files", or None when there is no profile to build on, or
+    nothing starts tuned at boot to load it (a profile kept nothing then)."""
     spec = data.get("tuned") or {}
     persist = spec.get("persist")
     if persist == "files":
         return "files"
     parent = mine.get("parent") or []
-    if not mine.get("installed") or not parent or (mine.get("profile") or {}).get("missing"):
+    if not mine.get("installed") or not parent or (mine.get("profile") or {}).get("missing") or \
+            not mine.get("enabled"):
         return None if persist == "profile" else "files"
     return "profile"
 
@@ -154,8 +156,8 @@ def resolve(data, facts):
     mine = facts.get(tc.NAME) or {}
     route = route_of(data, mine)
     out = {"route": route, "routes": {}}
-    if not mine:
-        return out
+    if not mine or not mine.get("enabled"):
+        return out  # nothing loads a profile at boot: none keeps a value
     kept = _kept(mine)
     name = " ".join(mine.get("active") or [])
     sysctl = {}
