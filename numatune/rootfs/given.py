@@ -2,7 +2,7 @@
 snapshot` archive unpacked for commands that only read."""
 import os
 
-from numatune.errors import UsageError
+from numatune.errors import RefusedError, UsageError
 from numatune.root import Root
 
 
@@ -22,3 +22,9 @@ def root_given(args, writes=False):
         raise UsageError("--root %s: no such directory" % args.root,
                          "give a directory, or an archive from `numatune snapshot`")
     return Root(args.root)
+
+
+def require_write_access(root):
+    if root.is_live and os.geteuid() != 0:
+        raise RefusedError("numatune changes the real / only as root",
+                           "run it with sudo, or use --root DIR on a copy")
