@@ -4,14 +4,17 @@ to, with cpus and mems from NUMA nodes, live and persistent together.
 Live: the cgroup under the cpuset hierarchy /proc/mounts names (v1 anywhere,
 RHEL 6's /cgroup/cpuset included; v2 with cpuset enabled in the parent's
 subtree_control). Persistent: a libcgroup group (cgconfig recreates groups at
-boot and on restart, overwriting live values) or, on v2, a systemd slice.
+boot and on restart, overwriting live values) or, on v2, a systemd slice
+(persist.py).
 """
 import re
 
 from numatune.families.cpuset import cgconfig, locality, nextboot
-from numatune.facts.cpulist import CpulistError, format_cpulist, parse_cpulist
+from numatune.facts.cpulist import CpulistError, parse_cpulist
 from numatune.families.cpuset import facts as cgroups
-from numatune.model import Change, Compliant, Finding, Write
+from numatune.families.cpuset.persist import SLICE_DIR, _persist, persist_mode
+from numatune.families.cpuset.spec import _finding, _owner_ids, _settings, _why
+from numatune.model import Change, Compliant, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table, TableArray
 
 NAME = "cpuset"
@@ -44,8 +47,6 @@ POLICY = {
     })),
 }
 UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
-SLICE_DIR = "/etc/systemd/system"
-CGCONFIG_OURS = cgroups.CGCONFIG_DIR + "/numatune.conf"
 
 
 def check_policy(data):
@@ -114,28 +115,6 @@ def _size_kb(text):
     return int(m.group(1)) * UNITS[m.group(2)] // 1024
 
 
-def _finding(name, key, severity, message, rule="cpuset"):
-    return Finding(id="cpuset.%s:%s" % (key, name), severity=severity, area="cpu", target="cpuset " + name,
-                   rule=rule, message="cpuset %s: %s" % (name, message))
-
-
-def _owner_ids(spec, mine):
-    """(uid, gid) numbers, or a problem message."""
-    owner = spec.get("owner")
-    if not owner:
-        return None, None
-    out = []
-    for key, table, path in (("uid", mine["users"], cgroups.PASSWD), ("gid", mine["groups"], cgroups.GROUP)):
-        value = owner[key]
-        if isinstance(value, int):
-            out.append(value)
-        elif value in table:
-            out.append(table[value])
-        else:
-            return "%s %r is not in %s" % ("user" if key == "uid" else "group", value, path), None
-    return out[0], out[1]
-
-
 def checks(name, spec, cpus, mems, facts, others):
     topo = facts["topology"]
     found = []
@@ -182,37 +161,6 @@ def diff(data, facts):
             continue
         yield from _live(spec, cpus, mems, mine)
         yield from _persist(spec, cpus, mems, mine)
-
-
-def _settings(spec, cpus, mems, hierarchy):
-    prefix = hierarchy["prefix"]
-    out = [[prefix + "cpus", format_cpulist(cpus)], [prefix + "mems", format_cpulist(mems)]]
-    if hierarchy["version"] == 1:
-        if "memory_migrate" in spec:
-            out.append([prefix + "memory_migrate", "1" if spec["memory_migrate"] else "0"])
-        if "cpu_exclusive" in spec:
-            out.append([prefix + "cpu_exclusive", "1" if spec["cpu_exclusive"] else "0"])
-    return out
-
-
-# Said when the policy gives no why: what each kind of change is for.
-WHY_DEFAULT = {
-    "enable": "child cgroups get a cpuset only where the parent enables the controller",
-    "create": "Oracle's processor_group_name binds the instance to this cpuset's CPUs and memory nodes "
-              "(it refuses to start without it: ORA-56729)",
-    "cpus": "the instance runs on the CPUs of the nodes that hold its memory",
-    "mems": "the instance's memory stays on the nodes of its CPUs: a remote SGA did 2.15x fewer logical reads "
-            "per second (000_bee41b021388c063.txt)",
-    "memory_migrate": "pages move with the cpuset's mems, so an instance's SGA follows its nodes",
-    "cpu_exclusive": "no other cpuset shares these CPUs with the instance",
-    "mem_exclusive": "no other cpuset shares these memory nodes with the instance",
-    "owner": "the instance's user must own the cpuset to join it (ORA-56729 otherwise)",
-    "persist": "a live cpuset is gone after a reboot, and the instance bound to it would not start",
-}
-
-
-def _why(spec, what):
-    return spec.get("why") or WHY_DEFAULT.get(what, WHY_DEFAULT["cpus"])
 
 
 def _live(spec, cpus, mems, mine):
@@ -301,108 +249,6 @@ def _v2_notes(spec, mine):
     if spec.get("cpu_exclusive"):
         yield _finding(name, "v2-exclusive", "warning", "cgroup v2 has no cpu_exclusive: use a partition "
                                                         "(cpuset.cpus.partition) to reserve CPUs", "cpuset")
-
-
-def persist_mode(spec, mine):
-    mode = spec.get("persist", "auto")
-    if mode != "auto":
-        return mode
-    hierarchy = mine.get("hierarchy") or {}
-    if hierarchy.get("version") == 2 and mine.get("systemd"):
-        return "systemd"
-    if mine.get("cgconfig", {}).get("used"):
-        return "cgconfig"
-    return "none"
-
-
-def _persist(spec, cpus, mems, mine):
-    name, why = spec["name"], _why(spec, "persist")
-    mode = persist_mode(spec, mine)
-    uid, gid = _owner_ids(spec, mine)
-    if mode != "cgconfig":
-        yield from _cgconfig_overrides(name, cpus, mems, mine)
-    if mode == "none":
-        if spec.get("persist") != "none":
-            yield _finding(name, "not-persistent", "info", "no libcgroup (cgconfig) or systemd cgroup v2 here: "
-                                                          "the cpuset is live only and is gone after a reboot")
-        return
-    if mode == "systemd":
-        unit = name if name.endswith(".slice") else name + ".slice"
-        path, wants = "%s/%s" % (SLICE_DIR, unit), cgconfig.slice_wants_path(unit)
-        want = {"AllowedCPUs": format_cpulist(cpus), "AllowedMemoryNodes": format_cpulist(mems)}
-        have = cgconfig.parse_unit(mine.get("slices", {}).get(path)).get("Slice", {})
-        writes = [] if all(have.get(k) == v for k, v in want.items()) else [
-            Write(kind="file", path=path, editor="slice_set",
-                  args={"settings": want, "description": "numatune cpuset " + name})]
-        # Found in the lab's reboot: a slice nothing wants is not started at boot, so its cpuset was gone.
-        if mine.get("slices", {}).get(wants) != cgconfig.SLICE_WANTS_TEXT.format(unit=unit):
-            writes.append(Write(kind="file", path=wants, editor="slice_wants", args={"unit": unit}))
-        if not writes:
-            settings = " ".join("%s=%s" % kv for kv in want.items())
-            yield Compliant("cpuset.persist:" + name, "cpuset %s: %s at boot" % (name, settings), "cpu",
-                            kept_by="systemd slice file %s, started by slices.target (%s)" % (path, wants))
-            return
-        yield Change(id="cpuset.persist:" + name, area="cpu", target=path,
-                     current=" ".join(["%s=%s" % (k, have[k]) for k in want if k in have]
-                                      + ["(not started at boot)"] * bool(have and writes[-1].path == wants)) or None,
-                     desired=" ".join("%s=%s" % kv for kv in want.items()), scope="persistent",
-                     action="set AllowedCPUs/AllowedMemoryNodes in the slice, started at boot by slices.target",
-                     why=why, rule="cpuset", writes=writes)
-        return
-    if isinstance(uid, str):
-        uid = gid = None
-    hierarchy = mine.get("hierarchy") or {"version": 1, "prefix": "cpuset."}
-    settings = [["cpuset." + k[len(hierarchy["prefix"]):], v]
-                for k, v in _settings(spec, cpus, mems, dict(hierarchy, version=1))]
-    files = mine["cgconfig"]["files"]
-    unsafe = [(p, str(e)) for p, e in ((p, _unparsable(t, name)) for p, t in sorted(files.items())) if e]
-    if unsafe:
-        yield _finding(name, "cgconfig-unparsable", "critical", "%s: %s: not edited; fix it by hand" % unsafe[0])
-        return
-    holders = [p for p, text in sorted(files.items()) if cgconfig.find_group(text, name)]
-    if len(holders) > 1:
-        yield _finding(name, "cgconfig-duplicate", "warning", "group %s is defined in %s; cgconfig stops at the "
-                                                             "second one" % (name, " and ".join(holders)))
-    path = holders[0] if holders else (CGCONFIG_OURS if mine["cgconfig"]["dir"] else cgroups.CGCONFIG)
-    have = cgconfig.group_settings(files.get(path), name) or {}
-    owner_ok = uid is None or (have.get("uid"), have.get("gid")) in (
-        (str(uid), str(gid)), (str(spec["owner"]["uid"]), str(spec["owner"]["gid"])))
-    if all(have.get(k) == v for k, v in settings) and owner_ok:
-        yield Compliant("cpuset.persist:" + name, "cgroup %s as the policy has it at boot" % name, "cpu",
-                        kept_by="cgconfig file %s" % path)
-        return
-    owner = spec.get("owner") or {}
-    yield Change(id="cpuset.persist:" + name, area="cpu", target="%s: group %s" % (path, name),
-                 current=" ".join("%s=%s" % (k, have[k]) for k, _ in settings if k in have) or None,
-                 desired=" ".join("%s=%s" % (k, v) for k, v in settings), scope="persistent",
-                 action="write group %s for cgconfig (it overwrites live values at boot and on restart)" % name,
-                 why=why, rule="cpuset",
-                 writes=[Write(kind="file", path=path, editor="cgconfig_group",
-                               args={"name": name, "settings": settings, "uid": owner.get("uid"),
-                                     "gid": owner.get("gid")})])
-
-
-def _unparsable(text, name):
-    try:
-        cgconfig.group_settings(text, name)
-    except cgconfig.CgconfigError as e:
-        return e
-    return None
-
-
-def _cgconfig_overrides(name, cpus, mems, mine):
-    """A cgconfig group numatune does not manage still wins at its next start."""
-    for path, text in sorted(mine.get("cgconfig", {}).get("files", {}).items()):
-        if _unparsable(text, name):
-            continue  # the persist step says so
-        have = cgconfig.group_settings(text, name)
-        if have is None:
-            continue
-        theirs = {k: have.get("cpuset." + k) for k in ("cpus", "mems")}
-        if parse_cpulist(theirs["cpus"]) != cpus or parse_cpulist(theirs["mems"]) != mems:
-            yield _finding(name, "cgconfig-overrides", "warning",
-                           "%s defines group %s with cpus %s, mems %s: a cgconfig restart or reboot puts those "
-                           "back over the live values" % (path, name, theirs["cpus"], theirs["mems"]))
 
 
 EDITORS = dict(cgconfig.EDITORS)
