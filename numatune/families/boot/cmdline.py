@@ -229,12 +229,17 @@ def diff(data, facts):
     yield from _entry_findings(cfg, [w for w in wanted if w[0] not in changed])
 
 
+def booting_entries(cfg):
+    """The entries a boot may take: a rescue entry keeps its own arguments, and is never the one that boots."""
+    return [e for e in cfg.entries if not getattr(e, "rescue", False)]
+
+
 def kept_by(cfg):
     """The bootloader files an argument is kept in, as `check` and apply's
     table name them: BLS entries by their directory (one file per kernel,
     each name longer than a line)."""
     from numatune.families.boot.bootloader import ENTRIES_DIR
-    entries = [e.path for e in cfg.entries if not getattr(e, "rescue", False)] if cfg.kind == "bls" else []
+    entries = [e.path for e in booting_entries(cfg)] if cfg.kind == "bls" else []
     files = list(dict.fromkeys(ENTRIES_DIR + "/" if f in entries else f for f in cfg.files))
     return "bootloader (%s)" % ", ".join(files) if files else "bootloader"
 
@@ -247,7 +252,7 @@ def _numa_off(facts, asked=True):
     pending = False
     if facts[NAME]["config"] is not None:
         cfg = config(facts)
-        entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
+        entries = booting_entries(cfg)
         pending = bool(entries) and not any(_has(e.args, "numa=off") for e in entries)
     message = "running with numa=off: the kernel sees %d node(s) on a %s-socket machine" % (
         len(facts["topology"]["nodes"]) or 1, sockets or "?")

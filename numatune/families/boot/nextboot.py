@@ -14,7 +14,7 @@ def _stays(data, facts):
     if mine.get("error") or not mine.get("config"):
         return True, ""     # the bootloader was not read: what the next boot gets is not known
     cfg = cmdline.config(facts)
-    entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
+    entries = cmdline.booting_entries(cfg)
     if entries and not any(cmdline._has(e.args, nextboot.NUMA_OFF) for e in entries):
         return False, "numa=off is gone from the bootloader's entries"
     wanted = [(a, w) for a, w, _, _ in cmdline.boot_args(data, {}) if a == nextboot.NUMA_OFF]

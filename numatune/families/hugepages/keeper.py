@@ -35,7 +35,7 @@ def _in_bootloader(facts, args):
         return ""
     from numatune.families.boot import cmdline
     cfg = cmdline.config(facts)
-    entries = [e for e in cfg.entries if not getattr(e, "rescue", False)]
+    entries = cmdline.booting_entries(cfg)
     if not entries or not all(a in e.args for e in entries for a in args):
         return ""
     return cmdline.kept_by(cfg)
