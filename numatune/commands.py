@@ -35,7 +35,8 @@ def cmd_plan(args):
     if args.out:
         engine.save_plan(plan, args.out)
     if args.format == "json":
-        jsonout.emit(plan.to_json())
+        from numatune.report.changejson import encoded_changes
+        jsonout.emit(plan.to_json(encoded_changes))
     else:
         print(plan_text(plan, verbose=args.verbose))
         if args.diff:

@@ -330,9 +330,10 @@ def save_plan(plan, path, replace=True):
     when numatune chose the name (the review screen's export): an existing file
     is an error, never overwritten."""
     from numatune.report import jsonout
+    from numatune.report.changejson import encoded_changes
     try:
         with open(path, "w" if replace else "x", encoding="utf-8") as f:
-            f.write(jsonout.dumps(plan.to_json()) + "\n")
+            f.write(jsonout.dumps(plan.to_json(encoded_changes)) + "\n")
     except OSError as e:
         raise UsageError("cannot write the plan to %s: %s" % (path, e.strerror or e),
                          "give a file path in a directory you can write")

@@ -9,7 +9,7 @@ SEVERITIES = ("info", "warning", "critical")
 RISKS = ("low", "medium", "high")
 
 
-def _names(cls, _cache={}):
+def names_of(cls, _cache={}):
     """A dataclass's field names, looked up once: fields() builds them anew per
     call, and a giant host's plan turns 30,000 changes into JSON."""
     names = _cache.get(cls)
@@ -23,7 +23,7 @@ def _fields_dict(obj):
     when it holds just the fields (__init__ sets them in that order), a third
     of the work of a getattr per field on 30,000 changes."""
     d = obj.__dict__
-    names = _names(type(obj))
+    names = names_of(type(obj))
     if len(d) == len(names):
         return d.copy()
     return {name: getattr(obj, name) for name in names}
@@ -202,11 +202,13 @@ class Plan:
     # plan is refused before anyone reads it).
     unselected: List[str] = field(default_factory=list, repr=False, compare=False)
 
-    def to_json(self):
+    def to_json(self, changes=None):
+        """``changes``: a function of the list of changes to put in their place
+        (report.changejson.encoded_changes, their JSON text for report.jsonout)."""
         return {
             "version": 1,
             "host": self.host,
-            "changes": [c.to_json() for c in self.changes],
+            "changes": [c.to_json() for c in self.changes] if changes is None else changes(self.changes),
             "findings": [f.to_json() for f in self.findings],
             "compliant": [c.to_json() for c in self.compliant],
             "policy": self.policy,

@@ -6,8 +6,9 @@ import json
 from numatune.report import jsonout
 
 
-def document(report):
-    doc = report.plan.to_json() if report.plan is not None else {"version": 1, "host": report.host}
+def document(report, changes=None):
+    """``changes``: as Plan.to_json takes it."""
+    doc = report.plan.to_json(changes) if report.plan is not None else {"version": 1, "host": report.host}
     doc.update(
         status=report.status,
         status_text=report.status_text,
@@ -20,7 +21,8 @@ def document(report):
 
 
 def render(report):
-    return jsonout.dumps(document(report)) + "\n"
+    from numatune.report.changejson import encoded_changes
+    return jsonout.dumps(document(report, encoded_changes)) + "\n"
 
 
 def render_error(message, now=None):

@@ -21,7 +21,11 @@ def _encoder():
     return json.dumps
 
 
-_ENCODE = _encoder()
+_ENCODE = encode = _encoder()
+
+
+class Encoded(list):
+    """List items already encoded as JSON text (report.changejson): written as they are."""
 
 
 def emit(data):
@@ -42,5 +46,6 @@ def dumps(data):
 def _value(value, indent):
     if isinstance(value, list) and value:
         inner = indent + "  "
-        return "[\n" + ",\n".join(inner + _ENCODE(v) for v in value) + "\n" + indent + "]"
+        items = value if value.__class__ is Encoded else map(_ENCODE, value)
+        return "[\n" + ",\n".join(inner + v for v in items) + "\n" + indent + "]"
     return _ENCODE(value)
