@@ -127,12 +127,41 @@ def test_a_device_come_or_gone_reads_the_facts_whole(host):
     assert "sdb" not in storage.read(root, policy.data)["devices"]
 
 
-def test_a_family_without_reread_reads_its_facts_whole(host, monkeypatch):
+def test_only_the_families_with_a_reread_start_from_the_plan(host, monkeypatch):
     root, policy, plan, facts = _planned(*host)
-    assert load("network").reread is None
-    from numatune.families.network import knob
-    read = []
-    real = knob.facts_net.read_interfaces
-    monkeypatch.setattr(knob.facts_net, "read_interfaces", lambda r: read.append(r) or real(r))
-    engine.apply(root, policy, [c for c in plan.changes if c.family == "network"], plan=plan, facts=facts)
-    assert read, "the network family's facts were not read again"
+    seen = []
+    real = engine.gather
+
+    def gather(root_, data, every=False, families=None, reread=None):
+        seen.append(([f.name for f in families], sorted(reread or ())))
+        return real(root_, data, every, families, reread)
+    monkeypatch.setattr(engine, "gather", gather)
+    engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
+    [(read, rereads)] = seen
+    assert rereads == ["network", "storage"]
+    # The others (sysctl, cpu, hugepages...) read their facts whole, as before.
+    assert {"sysctl", "cpu", "hugepages"} <= set(read)
+    assert [name for name in read if load(name).reread is not None] == ["network", "storage"]
+
+
+def test_the_network_facts_read_again_are_the_whole_read(host):
+    root, policy, plan, facts = _planned(*host)
+    assert any(c.family == "network" for c in plan.changes)
+    txid, ops, _ = engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
+    network = load("network")
+    again = network.reread(root, policy.data, facts["network"], ops)
+    assert again is not None and any(info.get("irqs") for info in again["interfaces"].values())
+    assert again == network.read(root, policy.data)
+    assert again != facts["network"]
+
+
+def test_a_nic_whose_vectors_changed_reads_its_facts_whole(host):
+    root, policy, plan, facts = _planned(*host)
+    ops = _ops(root, policy, plan, facts)
+    network = load("network")
+    assert network.reread(root, policy.data, facts["network"], ops) is not None
+    name, info = next((n, i) for n, i in facts["network"]["interfaces"].items() if i.get("msi_irqs"))
+    moved = dict(facts["network"], interfaces=dict(facts["network"]["interfaces"],
+                                                   **{name: dict(info, msi_irqs=info["msi_irqs"][1:])}))
+    assert network.reread(root, policy.data, moved, ops) is None
+    assert network.reread(root, policy.data, facts["network"], ops + [{"kind": "command", "argv": ["x"]}]) is None
