@@ -78,7 +78,7 @@ def _apply(args, run):
     if saved is not None and not args.policy and saved.policy:
         from numatune.policy.stack import from_data
         policy = from_data(saved.policy, args.plan)
-    plan, _ = engine.make_plan(root, policy, args.only, args.skip)
+    plan, facts = engine.make_plan(root, policy, args.only, args.skip)
     changes = engine.saved_for_here(saved, plan) if saved is not None else plan.changes
     changes = select_scope(changes, args.live_only, args.persistent_only)
     shown = type(plan)(host=plan.host, changes=changes, findings=plan.findings, compliant=plan.compliant,
@@ -122,7 +122,8 @@ def _apply(args, run):
     kept = []
     try:
         txid, ops, findings = engine.apply(root, policy, changes, args.only, args.skip, on_write=on_write,
-                                           txid=txid, plan=plan, recheck=recheck, compliant=kept)
+                                           txid=txid, plan=plan, recheck=recheck, compliant=kept,
+                                           facts=facts)
     except BaseException:
         if window and _journal_state(root, txid) != "applied":
             confirm.settle(root, txid, "rolled back")

@@ -31,10 +31,12 @@ def load_policy(refs, root):
     return policy_mod.load(refs, root)
 
 
-def gather(root, data, every=False, families=None):
+def gather(root, data, every=False, families=None, reread=None):
     """Everything the plan needs: host, topology, the facts of each family
     the policy selects (``every``: all of them, for `numatune facts`;
-    ``families``: only these, for verify after apply), and the values resolved from them."""
+    ``families``: only these, for verify after apply), and the values resolved from them.
+    ``reread``: {family name: fn(root) -> its facts, or None to read them whole}
+    (verify: a family's facts read again from the plan's, see Family.reread)."""
     procs.forget(root)
     once.forget(root)
     root.forget()       # directories kept open by the last reads: a host's devices come and go
@@ -44,7 +46,7 @@ def gather(root, data, every=False, families=None):
     # Resolve, plan and after-apply run exactly the families read here.
     facts["families"] = [f.name for f in families]
     readers = [("host", kernel.read), ("topology", topology.read)]
-    readers += [(family.name, lambda r, family=family: family.read(r, data)) for family in families]
+    readers += [(family.name, _reader(family, data, (reread or {}).get(family.name))) for family in families]
     for name, read in readers:
         try:
             facts[name] = read(root)
@@ -57,6 +59,16 @@ def gather(root, data, every=False, families=None):
                             "a host file is not in the kernel's format; nothing was changed")
     root.forget()       # the directories kept open for these reads: closed, not held by a long-lived Root
     return resolve(data, facts)
+
+
+def _reader(family, data, again):
+    if again is None:
+        return lambda r: family.read(r, data)
+
+    def read(r):
+        got = again(r)
+        return family.read(r, data) if got is None else got
+    return read
 
 
 def make_plan(root, policy, only=None, skip=None, strict=True):
@@ -157,7 +169,7 @@ def check_ready(root):
 
 
 def apply(root, policy, changes, only=None, skip=None, command="apply", on_write=None, txid=None, plan=None,
-          recheck=None, compliant=None):
+          recheck=None, compliant=None, facts=None):
     """Apply ``changes`` (from a fresh plan) under the lock and journal.
 
     ``plan``: the plan they come from (planned again when not given), whose
@@ -165,12 +177,13 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     was shown and answered; under the lock the host is planned again and
     must still match them (DriftError otherwise, as a saved plan is refused:
     another run may have finished while they read). ``recheck`` is the hint
-    of that refusal. Returns (txid, ops, findings after apply)."""
+    of that refusal. ``facts``: the plan's (what verify need not read again).
+    Returns (txid, ops, findings after apply)."""
     require_write_access(root)
     if plan is None:
-        plan, _ = make_plan(root, policy, only, skip)
+        plan, facts = make_plan(root, policy, only, skip)
     refuse_blocked(plan.findings, changes)
-    after = {}
+    after, planned_on = {}, [facts]
     written = []    # (change, op) as each write is made, oldest first: what verify reads back
 
     def wrote(change, op):
@@ -184,7 +197,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
         from numatune.apply.verify import verify_writes
         again = []
         problems, after["findings"] = verify_writes(root, policy, plan.findings, written, gather, only, skip,
-                                                    compliant=again)
+                                                    compliant=again, facts=planned_on[0])
         after["compliant"] = again
         return problems
 
@@ -194,7 +207,7 @@ def apply(root, policy, changes, only=None, skip=None, command="apply", on_write
     with RunLock(root):
         refuse_if_interrupted(root)
         if recheck is not None:
-            fresh, _ = make_plan(root, policy, only, skip)
+            fresh, planned_on[0] = make_plan(root, policy, only, skip)
             changes = saved_changes(Plan(host=fresh.host, changes=list(changes)), fresh,
                                     since="the plan was shown", hint=recheck)
             refuse_blocked(fresh.findings, changes)
@@ -254,10 +267,10 @@ def apply_reviewed(root, policy, reviewed, only=None, skip=None, command="review
     --plan` does with a saved plan) and apply the fresh ones under that plan's
     findings. Returns (txid, changes, ops, findings after apply)."""
     require_write_access(root)
-    fresh, _ = make_plan(root, policy, only, skip)
+    fresh, facts = make_plan(root, policy, only, skip)
     changes = saved_changes(Plan(host=fresh.host, changes=list(reviewed)), fresh)
     txid, ops, findings = apply(root, policy, changes, only, skip, command=command, on_write=on_write, txid=txid,
-                                plan=fresh)
+                                plan=fresh, facts=facts)
     return txid, changes, ops, findings
 
 

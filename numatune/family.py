@@ -76,6 +76,13 @@ class Family:
     snapshot: Snapshot = Snapshot()
     # after_apply(data, changes, facts_after) -> AfterApply.
     after_apply: Optional[Callable] = None
+    # reread(root, data, facts, ops) -> what read(root, data) returns after the
+    # journaled ``ops`` (every family's, oldest first) were written over the
+    # host whose facts the plan read (``facts``: this family's), reading again
+    # only what writes can change (verify after apply: a giant host's device
+    # identities are most of a plan's reads, and no write changes them). None:
+    # these ops may have changed more (a host tool ran); read() is called.
+    reread: Optional[Callable] = None
     # rivals(change, plan, facts) -> ["who else sets what this change sets"].
     rivals: Callable = _no_rivals
     # facts_lines(facts) -> lines for `numatune facts` (text form).
@@ -111,7 +118,7 @@ def problems(families: Iterable[Family]):
         for attr in ("read", "diff", "check_policy", "check_host", "rivals", "facts_lines"):
             if not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
-        for attr in ("resolve", "after_apply", "recommend", "as_policy"):
+        for attr in ("resolve", "after_apply", "reread", "recommend", "as_policy"):
             if getattr(f, attr) is not None and not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
         for name, fn in f.editors.items():

@@ -28,10 +28,10 @@ def test_apply_does_not_plan_again_and_reads_only_judging_families(applied, monk
     read = []
     real_gather = engine.gather
 
-    def gather(root_, data, every=False, families=None):
+    def gather(root_, data, every=False, families=None, reread=None):
         assert families is not None, "apply planned the whole host again"
         read.append(sorted(f.name for f in families))
-        return real_gather(root_, data, every, families)
+        return real_gather(root_, data, every, families, reread)
     monkeypatch.setattr(engine, "gather", gather)
     monkeypatch.setattr(engine, "make_plan", lambda *a, **k: pytest.fail("apply planned again"))
     # Not the hugepages changes: that family (and tuned, storage, oracle) is not read again.

@@ -38,7 +38,7 @@ def run(root, out=None):
         names = ", ".join("%s (%s)" % (family, ", ".join(sorted(keys))) for family, keys in sorted(wanted.items()))
         try:
             policy = from_data(data, REPLAY_PATH)
-            plan, _ = engine.make_plan(root, policy, strict=False)
+            plan, facts = engine.make_plan(root, policy, strict=False)
             changes = [c for c in plan.changes if c.scope == "live" and c.boot_key in wanted.get(c.family, ())]
             for f in plan.findings:
                 # What may stop a kept setting on this boot; the plan's advice is check's to say.
@@ -51,7 +51,7 @@ def run(root, out=None):
                         out.write("numatune boot: %s: nothing to change on this boot\n" % key)
             if not changes:
                 continue
-            txid, ops, _ = engine.apply(root, policy, changes, command="boot", plan=plan)
+            txid, ops, _ = engine.apply(root, policy, changes, command="boot", plan=plan, facts=facts)
         except NumatuneError as e:
             failed += 1
             out.write("numatune boot: %s not redone: %s%s\n" % (names, e.message, " (%s)" % e.hint if e.hint else ""))

@@ -19,12 +19,14 @@ def _target_key(op):
             op.get("action"))
 
 
-def verify_writes(root, policy, planned, written, gather, only=None, skip=None, compliant=None):
+def verify_writes(root, policy, planned, written, gather, only=None, skip=None, compliant=None, facts=None):
     """(problems, findings) after apply. ``planned``: the findings of the plan
     applied; ``written``: [(change, op)] as the writes were made, oldest first;
     ``gather`` is engine.gather (passed in: no import cycle). ``compliant``: a
     list to extend with the changed families' compliant rules planned again
-    (what keeps each value at boot, for apply's result)."""
+    (what keeps each value at boot, for apply's result). ``facts``: the
+    plan's, from which a family with a ``reread`` reads again only what the
+    writes can change (None: every family reads its facts whole)."""
     failed, seen = [], set()
     for change, op in reversed(written):
         key = _target_key(op)
@@ -43,14 +45,15 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None, 
     if not changed:
         return [], list(planned)
     # The families that changed something (with those whose facts they read), read once.
-    facts = gather(root, policy.data, families=selected(changed))
+    families = selected(changed)
+    facts = gather(root, policy.data, families=families, reread=_rereads(policy.data, families, facts, written))
     again = plan_mod.build(policy.data, facts, only, skip)
     if compliant is not None:
         compliant.extend(again.compliant)
     problems = _still(failed, {c.id: c for c in again.changes})
     findings = [f for f in planned if f.family not in changed] + [f for f in again.findings if f.family in changed]
     changes = [c for c, _ in written]
-    for family in selected(changed):
+    for family in families:
         if family.name not in changed or family.after_apply is None:
             continue
         # A family may refuse what it planned once it sees the host after the
@@ -61,6 +64,15 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None, 
             finding.family = family.name
         findings += said.findings
     return problems, findings
+
+
+def _rereads(data, families, planned, written):
+    """gather's ``reread``: each family with one, from its facts as planned."""
+    if not planned:
+        return None
+    ops = [op for _, op in written]
+    return {f.name: (lambda r, f=f: f.reread(r, data, planned[f.name], ops))
+            for f in families if f.reread is not None and planned.get(f.name) is not None}
 
 
 def _still(failed, now):

@@ -1,7 +1,7 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
 from numatune.family import Family, Snapshot
-from numatune.families.network import facts, facts_text, knob, netdev
+from numatune.families.network import facts, facts_text, knob, netdev, reread
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
@@ -32,5 +32,5 @@ FAMILY = Family(
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
-    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=reread.reread,
 )

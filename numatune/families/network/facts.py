@@ -258,12 +258,16 @@ def _read_interfaces(root):
     return out
 
 
-def read(root, names, ethtool_groups=True, flows=(), interfaces=None):
+def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts=None):
     """Facts for the interfaces in ``names`` (all when None); the others get
     the few fields that matching needs. ``names=[]`` is that cheap pass alone.
-    ``interfaces``: read_interfaces() already done (not read again)."""
+    ``interfaces``: read_interfaces() already done (not read again);
+    ``interrupts``: parse_interrupts() of an earlier read (not read again)."""
     brief = names is not None and not names
-    interrupts = {} if brief else parse_interrupts(root.read_text("/proc/interrupts"))
+    if brief:
+        interrupts = {}
+    elif interrupts is None:
+        interrupts = parse_interrupts(root.read_text("/proc/interrupts"))
     ifaces = {}
     snap = None if root.is_live or brief else read_ethtool_file(root)
     systemd = None if brief else era.read(root, read_distro(root))

@@ -89,7 +89,8 @@ def matches(match, info, udev=None):
     return all(checks[k](v) for k, v in match.items())
 
 
-def read(root, data):
+def read(root, data, interrupts=None):
+    """``interrupts``: see facts_net.read."""
     rules = data.get("net", [])
     if not rules and not data.get("bond"):
         return {}
@@ -107,7 +108,8 @@ def read(root, data):
     wanted += [b["name"] for b in data.get("bond", []) if b.get("name") in brief and b["name"] not in wanted]
     flows = sorted({f for r in rules for f in r.get("rx_flow_hash", {})})
     need_ethtool = any(g in r for r in rules for g in GROUPS)
-    full = facts_net.read(root, names=wanted, ethtool_groups=need_ethtool, flows=flows, interfaces=interfaces)
+    full = facts_net.read(root, names=wanted, ethtool_groups=need_ethtool, flows=flows, interfaces=interfaces,
+                          interrupts=interrupts)
     for name in wanted:
         full["interfaces"][name]["udev"] = _udev(root, full["interfaces"][name]) if use_udev else {}
     return full

@@ -2,7 +2,7 @@
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
 from numatune.family import Family, Snapshot
-from numatune.families.storage import blockattr, facts_snapshot, facts_text, knob, multipath_write
+from numatune.families.storage import blockattr, facts_snapshot, facts_text, knob, multipath_write, reread
 
 # Read every device's queue settings, whatever the policy names: the rule
 # recommend writes keeps a value the host already has higher.
@@ -36,5 +36,5 @@ FAMILY = Family(
         # Its mtime is when multipathd started: was multipath.conf read since?
         ("/run", r"^multipathd\.pid$", False),
     ), live=facts_snapshot.snapshot_live, sh_live=facts_snapshot.SH_LIVE),
-    recommend=_recommend, survey=SURVEY, as_policy=_as_policy,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=reread.reread,
 )

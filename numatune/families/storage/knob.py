@@ -177,11 +177,22 @@ def read(root, data):
     # What any rule sets is read with each device's identity: most devices of a
     # host the policy names are its LUNs, and their queue directories are then
     # opened once, not again per device for the settings (5,000 on a giant host).
-    asked = {attr for rule in data["block"] for attr in settings_of(rule)}
-    if "max_sectors_kb" in asked:
-        asked.add("max_hw_sectors_kb")
     read_along = {}
-    source, devices = facts_block.discover(root, attrs=sorted(asked), read=read_along)
+    source, devices = facts_block.discover(root, attrs=asked(data), read=read_along)
+    return with_settings(root, data, source, devices, read_along)
+
+
+def asked(data):
+    """The settings any rule sets, sorted (max_hw_sectors_kb with max_sectors_kb: its limit)."""
+    out = {attr for rule in data["block"] for attr in settings_of(rule)}
+    if "max_sectors_kb" in out:
+        out.add("max_hw_sectors_kb")
+    return sorted(out)
+
+
+def with_settings(root, data, source, devices, read_along):
+    """The facts of ``devices``: each selected one's settings (from the texts
+    ``read_along`` holds, else read), and numatune's files."""
     _, assigned = select(data, devices)
     for name, attrs in assigned.items():
         wanted = list(attrs)
