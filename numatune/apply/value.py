@@ -1,11 +1,54 @@
 """Single-value sysfs/procfs files: /proc/sys/*, THP, nr_hugepages."""
 import base64
 import os
+import stat
 
 from numatune.apply import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
 from numatune.report.grouped import ARROW, value as shown
-from numatune.rootfs.readfile import text as _text
+from numatune.rootfs.readfile import read_fd, text as _text
+
+
+class _Held(dict):
+    """An op whose target, a copied tree's plain file, stays open from its
+    capture to its write: one open serves the read of "before" and the
+    write (a giant host's apply opened 35,000 files twice). The op is the
+    dict it journals; the descriptor is not part of it. The write is made
+    only after the intent is journaled, as for every op: holding the file
+    open changes when it is opened, not when it is written."""
+    __slots__ = ("fd",)
+
+    def take(self):
+        fd, self.fd = self.fd, None
+        return fd
+
+    def __del__(self):
+        # Captured and never written (the run stopped between): nothing to flush, a descriptor to free.
+        fd = self.take()
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _open_copy(root, path):
+    """(descriptor for reading and writing, its fstat) of a copied tree's
+    one-value file, or None where the write must open it on its own, as it
+    did before: not a regular file of one name (the write refuses it), or
+    not openable so (the read and the write say why)."""
+    try:
+        fd = root.open_named(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            return fd, st
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def read_as(root, path, fmt):
@@ -26,41 +69,58 @@ def capture(root, write):
     # A copied tree is plain files: keep its exact bytes ("always madvise
     # [never]\n") so revert leaves it identical, not merely equivalent (one
     # read gives both the bytes and the value).
-    raw = None
+    raw = held = None
     if root.is_live:
         before = read_as(root, write.path, write.format)
     else:
+        held = _open_copy(root, write.path)
         try:
-            raw = root.read_bytes(write.path)
+            raw = read_fd(held[0], write.path, st=held[1], keep=True) if held else root.read_bytes(write.path)
         except OSError:     # unreadable reads as missing, as read_text has it
             raw = None
+        except BaseException:  # noqa: B902 -- a file too big to be a value: refused, nothing left open
+            if held:
+                os.close(held[0])
+            raise
         before = None if raw is None else _parse(_text(raw), write.format)
     if before is None:
+        if held:
+            os.close(held[0])
         raise FileNotFoundError(2, "no such file", root.join(write.path))
     op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
     if raw is not None:
         op["raw"] = base64.b64encode(raw).decode()
+    if held:
+        op = _Held(op)
+        op.fd = held[0]
     return op
 
 
-def _write(root, path, value):
-    """The bytes written, or None when the write took less than all of them."""
+def _write(root, path, value, fd=None):
+    """The bytes written, or None when the write took less than all of them.
+    ``fd``: the copied tree's file held open since its capture (_Held)."""
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd = root_write.open_value(root, path)
     try:
+        if fd is None:
+            fd = root_write.open_value(root, path)
+            at = None
+        else:
+            os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
+            at = 0                  # the capture's read left the offset at the old end
         # One write: sysfs takes a value in one call. A copied tree killed
         # here holds an empty file; the journal's "intent"/"undoing" tells
         # the next revert it was ours and to finish it.
-        written = os.write(fd, data)
+        written = os.write(fd, data) if at is None else os.pwrite(fd, data, at)
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
     return data if written == len(data) else None
 
 
 def perform(root, op):
-    data = _write(root, op["path"], op["after"])
+    data = _write(root, op["path"], op["after"], op.take() if isinstance(op, _Held) else None)
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what
