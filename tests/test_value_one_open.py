@@ -1,5 +1,6 @@
 """A copied tree's one-value file is opened once per write (issue #38): the
-capture's descriptor, held until the intent is journaled, serves the write.
+capture's descriptor, held until the intent is journaled, serves the write;
+in revert, the read that decides serves the restore.
 What a link, a hardlink or a FIFO at the name gets stays as before."""
 import os
 
@@ -34,9 +35,13 @@ def test_each_value_file_is_opened_once_by_apply(tmp_path, monkeypatch):
     txid, _ = apply_changes(root, [_change(i, p) for i, p in enumerate(paths)])
     assert [opened.count(p) for p in paths] == [1] * 5
     assert all((tmp_path / p.lstrip("/")).read_text() == "128\n" for p in paths)
-    monkeypatch.setattr(reads.Reads, "_open_read", real)
+    # Revert too: the read that decides serves the restore.
+    del opened[:]
+    (tmp_path / paths[0].lstrip("/")).write_text("32\n")   # changed since by someone else: left, and closed
     revert(root, load(root, txid))
-    assert all((tmp_path / p.lstrip("/")).read_text() == "64\n" for p in paths)
+    assert [opened.count(p) for p in paths] == [1] * 5
+    assert [(tmp_path / p.lstrip("/")).read_text() for p in paths] == ["32\n"] + ["64\n"] * 4
+    assert value._DECIDED == {}
 
 
 def test_a_value_captured_and_never_written_leaves_nothing_open(tmp_path):

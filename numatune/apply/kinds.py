@@ -6,6 +6,8 @@
                                 ("before" or "after"),
 ``restore(root, op)``           puts "before" back.
 ``current_sides(root, op)``     optional: (holds "before", holds "after") from one read.
+``release(op)``                 optional: frees what current_sides held for a restore
+                                (called for every op of an undo batch once it is done).
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """

@@ -131,6 +131,19 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), un
     mid-restore (a file left empty) is known as its own half-done undo and
     finished, not taken for someone else's change. A result lost in a crash
     only makes the next revert find that op already as before."""
+    try:
+        _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable)
+    finally:
+        for _, op in batch:     # what a decision held for a restore that did not come (value.release)
+            try:
+                release = getattr(appliers.for_op(op), "release", None)
+            except (KeyError, TypeError):
+                release = None
+            if release is not None:
+                release(op)
+
+
+def _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable):
     to_restore = []
     for seq, op in batch:
         if seq in superseded:

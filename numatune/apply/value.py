@@ -138,18 +138,48 @@ def current_matches(root, op, side):
     return read_as(root, op["path"], op["format"]) == op[side]
 
 
+# id(op) -> (op, descriptor): a copied tree's file read by current_sides and
+# held for the restore that follows, as apply holds it from capture to write.
+_DECIDED = {}
+
+
 def current_sides(root, op):
     """(holds "before", holds "after") from one read: revert asks both of
-    every op, and a giant host's revert has 35,000 of them."""
-    now = read_as(root, op["path"], op["format"])
+    every op, and a giant host's revert has 35,000 of them. Under --root the
+    file stays open for its restore (``release`` frees it otherwise)."""
+    held = None if root.is_live else _open_copy(root, op["path"])
+    if held is None:
+        now = read_as(root, op["path"], op["format"])
+    else:
+        try:
+            now = _parse(_text(read_fd(held[0], op["path"], st=held[1], keep=True)), op["format"])
+        except OSError:
+            now = None      # unreadable reads as missing, as read_text has it
+        except BaseException:  # noqa: B902 -- too big to be a value: refused, nothing left open
+            os.close(held[0])
+            raise
+        release(op)
+        _DECIDED[id(op)] = (op, held[0])
     return now == op["before"], now == op["after"]
 
 
+def release(op):
+    """Close what current_sides held for ``op`` (an op revert does not restore, or one it did)."""
+    got = _DECIDED.pop(id(op), None)
+    if got is not None:
+        try:
+            os.close(got[1])
+        except OSError:
+            pass    # nothing written through it: nothing to lose
+
+
 def restore(root, op):
+    got = _DECIDED.pop(id(op), None)
+    fd = got[1] if got is not None and got[0] is op else None
     if "raw" in op and not root.is_live:
-        _write(root, op["path"], base64.b64decode(op["raw"]))
+        _write(root, op["path"], base64.b64decode(op["raw"]), fd)
     else:
-        _write(root, op["path"], op["before"])
+        _write(root, op["path"], op["before"], fd)
 
 
 def describe(op):
