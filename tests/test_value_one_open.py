@@ -25,12 +25,14 @@ def test_each_value_file_is_opened_once_by_apply(tmp_path, monkeypatch):
     for p in paths:
         write(tmp_path, p.lstrip("/"), "64\n")
     opened = []
-    real = reads.Reads._open_read
 
-    def counted(self, path, *args):
-        opened.append(path)
-        return real(self, path, *args)
-    monkeypatch.setattr(reads.Reads, "_open_read", counted)
+    def counting(real):
+        def counted(self, path, *args):
+            opened.append(path)
+            return real(self, path, *args)
+        return counted
+    for name in ("open_named", "read_bytes", "read_text"):  # every way Root opens a file by its name
+        monkeypatch.setattr(reads.Reads, name, counting(getattr(reads.Reads, name)))
     root = Root(str(tmp_path))
     txid, _ = apply_changes(root, [_change(i, p) for i, p in enumerate(paths)])
     assert [opened.count(p) for p in paths] == [1] * 5
