@@ -174,12 +174,9 @@ def release(op):
 
 
 def restore(root, op):
-    fd = None
-    if id(op) in _DECIDED:
-        if _DECIDED[id(op)][0] is op:
-            fd = _DECIDED.pop(id(op))[1]
-        else:
-            release(op)     # another op's, of the same id: not this file's to write
+    # The entry holds its op: no other op can have that id while it is there.
+    got = _DECIDED.pop(id(op), None)
+    fd = got[1] if got is not None else None
     if "raw" in op and not root.is_live:
         _write(root, op["path"], base64.b64decode(op["raw"]), fd)
     else:
