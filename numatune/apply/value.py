@@ -96,19 +96,24 @@ def capture(root, write):
     return op
 
 
-def _write(root, path, value, fd=None):
-    """The bytes written, or None when the write took less than all of them.
-    ``fd``: the copied tree's file held open since its capture (_Held)."""
+# host path -> the descriptor its next _write writes through (a file held since its read), handed
+# over this way so that _write keeps its arguments (tests wrap it to make a write fail or land short).
+_HANDED = {}
+
+
+def _write(root, path, value):
+    """The bytes written, or None when the write took less than all of them."""
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
+    fd = _HANDED.pop(path, None)
     try:
         if fd is None:
             fd = root_write.open_value(root, path)
             at = None
         else:
             os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
-            at = 0                  # the capture's read left the offset at the old end
+            at = 0                  # the read before left the offset at the old end
         # One write: sysfs takes a value in one call. A copied tree killed
         # here holds an empty file; the journal's "intent"/"undoing" tells
         # the next revert it was ours and to finish it.
@@ -119,8 +124,23 @@ def _write(root, path, value, fd=None):
     return data if written == len(data) else None
 
 
+def _through(fd, path, write, *args):
+    """``write(*args)``, the _write it makes to ``path`` through ``fd`` (None:
+    opened by name); ``fd`` closed if that write did not take it."""
+    if fd is None:
+        return write(*args)
+    _HANDED[path] = fd
+    try:
+        return write(*args)
+    finally:
+        left = _HANDED.pop(path, None)
+        if left is not None:
+            os.close(left)
+
+
 def perform(root, op):
-    data = _write(root, op["path"], op["after"], op.take() if isinstance(op, _Held) else None)
+    fd = op.take() if isinstance(op, _Held) else None
+    data = _through(fd, op["path"], _write, root, op["path"], op["after"])
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what
@@ -177,10 +197,8 @@ def restore(root, op):
     # The entry holds its op: no other op can have that id while it is there.
     got = _DECIDED.pop(id(op), None)
     fd = got[1] if got is not None else None
-    if "raw" in op and not root.is_live:
-        _write(root, op["path"], base64.b64decode(op["raw"]), fd)
-    else:
-        _write(root, op["path"], op["before"], fd)
+    data = base64.b64decode(op["raw"]) if "raw" in op and not root.is_live else op["before"]
+    _through(fd, op["path"], _write, root, op["path"], data)
 
 
 def describe(op):
