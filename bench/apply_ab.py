@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """apply + revert of two checkouts on one giant host, interleaved (issue #38).
 
-    python bench/apply_ab.py BEFORE AFTER [--rounds 5] [--workdir DIR] [--luns 1024 --nics 64 ...]
+    python bench/apply_ab.py BEFORE AFTER [--rounds 5] [--workdir DIR] [--luns 1024 --nics 64 ...] [--host DIR]
 
 BEFORE and AFTER are numatune checkouts (``git archive main | tar -x -C DIR``
 makes one). One host (bench/make_host.py) and the bench policy; the floor is
@@ -58,6 +58,8 @@ def main(argv=None):
     parser.add_argument("trees", nargs=2, metavar="CHECKOUT")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workdir", default=bench.default_workdir())
+    parser.add_argument("--host", metavar="DIR", help="a host made by make_host.py to use (not removed), "
+                        "instead of building one: tmpfs shared with others may lack the inodes for a second")
     for name, value in DEFAULTS.items():
         parser.add_argument("--" + name, type=int, default=value, metavar="N")
     args = parser.parse_args(argv)
@@ -65,8 +67,9 @@ def main(argv=None):
     names = [os.path.basename(t.rstrip("/")) or t for t in trees]
     work = tempfile.mkdtemp(prefix="numatune-ab-", dir=args.workdir)
     try:
-        root = os.path.join(work, "host")
-        make_host(root, **{k: getattr(args, k) for k in DEFAULTS})
+        root = os.path.abspath(args.host) if args.host else os.path.join(work, "host")
+        if not args.host:
+            make_host(root, **{k: getattr(args, k) for k in DEFAULTS})
         policy = os.path.join(work, "bench-policy.toml")
         bench_policy.build(policy)
         ops = os.path.join(work, "floor.ops")

@@ -3,7 +3,7 @@
 announces, so a run killed at any point leaves enough to finish or undo it.
 
 Records, in order:
-  begin      txid, time, command, policy, the planned changes
+  begin      txid, time, command, policy, the planned changes (what a rule's share once: begin_changes.py)
   intent     seq, change id, the op (target, before, after)      fsynced, then the write
   done       seq[, seqs]                                          the writes returned (a batch at once)
   commit     writes (how many intents the run wrote)              apply and verify succeeded
@@ -208,7 +208,8 @@ def load(root, txid):
 
 
 def shared_whys(changes):
-    """(changes, whys) for a begin record: each distinct ``why`` once in
+    """(changes, whys) for a begin record as written before begin_changes.py
+    (the tests write such journals): each distinct ``why`` once in
     ``whys``, a change naming its text by index (``why_at``). One storage rule
     over 5,120 devices gave 5,120 copies of one text, a fifth of a giant
     host's begin record (issue #38). Journals without ``whys`` keep the text
@@ -342,9 +343,10 @@ class Transaction:
 
     @property
     def changes(self):
+        from numatune.apply.begin_changes import expand     # here: it imports the model
         changes = self.begin.get("changes")
-        return with_whys([c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else [],
-                         self.begin.get("whys"))
+        changes = [c for c in changes if isinstance(c, dict)] if isinstance(changes, list) else []
+        return with_whys(expand(changes, self.begin.get("shared")), self.begin.get("whys"))
 
     def pending_undo(self):
         """Intents not yet undone, newest first."""

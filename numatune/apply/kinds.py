@@ -6,6 +6,8 @@
                                 ("before" or "after"),
 ``restore(root, op)``           puts "before" back.
 ``current_sides(root, op)``     optional: (holds "before", holds "after") from one read.
+``release(op)``                 optional: frees what current_sides held for a restore
+                                (called for every op of an undo batch once it is done).
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """
@@ -16,8 +18,10 @@ from numatune.families.registry import WRITE_KINDS
 
 # The generic kinds; the families add their own (blockattr, netdev, cgroup, sql),
 # each family imported when a write of its kind is first looked up.
-KINDS = ChainMap({"value": value, "file": file, "command": command}, WRITE_KINDS)
+GENERIC = {"value": value, "file": file, "command": command}
+KINDS = ChainMap(GENERIC, WRITE_KINDS)
 
 
 def for_op(op):
-    return KINDS[op["kind"]]
+    # The generic kinds without ChainMap's lookup in Python: revert asks this four times per op.
+    return GENERIC.get(op["kind"]) or KINDS[op["kind"]]

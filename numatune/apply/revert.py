@@ -36,12 +36,23 @@ class _Records:
             self.error = self.error or e
 
 
+def _has(kind, _cache={}):
+    """Which optional verbs a kind has (cleanup, current_sides, release),
+    asked once: a module without one raises inside hasattr, 35,000 times a
+    revert. Each is still looked up when called (a test may replace it)."""
+    got = _cache.get(kind)
+    if got is None:
+        got = _cache[kind] = tuple(hasattr(kind, name) for name in ("cleanup", "current_sides", "release"))
+    return got
+
+
 def _undo_decision(root, op, seq, force, interrupted):
     """"already", "skipped" or "restore" for one op, from what its target holds now."""
     kind = appliers.for_op(op)
-    if hasattr(kind, "cleanup"):
+    cleanup, current_sides, _ = _has(kind)
+    if cleanup:
         kind.cleanup(root, op)
-    sides = kind.current_sides(root, op) if hasattr(kind, "current_sides") else None  # one read for both
+    sides = kind.current_sides(root, op) if current_sides else None  # one read for both
     if sides[0] if sides else kind.current_matches(root, op, "before"):
         return "already"
     holds_after = seq not in interrupted and (sides[1] if sides else kind.current_matches(root, op, "after"))
@@ -131,6 +142,19 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), un
     mid-restore (a file left empty) is known as its own half-done undo and
     finished, not taken for someone else's change. A result lost in a crash
     only makes the next revert find that op already as before."""
+    try:
+        _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable)
+    finally:
+        for _, op in batch:     # what a decision held for a restore that did not come (value.release)
+            try:
+                kind = appliers.for_op(op)
+            except (KeyError, TypeError):
+                continue
+            if _has(kind)[2]:
+                kind.release(op)
+
+
+def _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable):
     to_restore = []
     for seq, op in batch:
         if seq in superseded:

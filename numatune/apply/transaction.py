@@ -14,7 +14,8 @@ from numatune.apply.file import Edits
 from numatune.errors import ApplyError, RefusedError
 from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply import audit, journal_index
-from numatune.apply.journal import Journal, Transaction, new_txid, shared_whys
+from numatune.apply.begin_changes import compact
+from numatune.apply.journal import Journal, Transaction, new_txid
 from numatune.apply.journal_records import batch_record
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
@@ -41,11 +42,12 @@ def apply_changes(root, changes, command="apply", policy=None, verify=None, on_w
     txid = txid or new_txid()
     held = HeldInterrupt().__enter__()
     try:
-        planned, whys = shared_whys([c.to_json() for c in changes])
+        # What a rule's changes share, once (begin_changes): a giant host's begin record was 19 MB.
+        planned, shared, whys = compact(changes)
         journal = Journal(root, txid).start({"t": "begin", "txid": txid, "time": _now(), "command": command,
                                              "root": root.path, "policy": policy or {},
                                              "audit": audit.record(root, command, policy),
-                                             "changes": planned, "whys": whys},
+                                             "changes": planned, "shared": shared, "whys": whys},
                                             _journal_estimate(root, changes))
     except BaseException:
         held.__exit__()

@@ -1,11 +1,54 @@
 """Single-value sysfs/procfs files: /proc/sys/*, THP, nr_hugepages."""
 import base64
 import os
+import stat
 
 from numatune.apply import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
 from numatune.report.grouped import ARROW, value as shown
-from numatune.rootfs.readfile import text as _text
+from numatune.rootfs.readfile import read_fd, text as _text
+
+
+class _Held(dict):
+    """An op whose target, a copied tree's plain file, stays open from its
+    capture to its write: one open serves the read of "before" and the
+    write (a giant host's apply opened 35,000 files twice). The op is the
+    dict it journals; the descriptor is not part of it. The write is made
+    only after the intent is journaled, as for every op: holding the file
+    open changes when it is opened, not when it is written."""
+    __slots__ = ("fd",)
+
+    def take(self):
+        fd, self.fd = self.fd, None
+        return fd
+
+    def __del__(self):
+        # Captured and never written (the run stopped between): nothing to flush, a descriptor to free.
+        fd = self.take()
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _open_copy(root, path):
+    """(descriptor for reading and writing, its fstat) of a copied tree's
+    one-value file, or None where the write must open it on its own, as it
+    did before: not a regular file of one name (the write refuses it), or
+    not openable so (the read and the write say why)."""
+    try:
+        fd = root.open_named(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+            return fd, st
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def read_as(root, path, fmt):
@@ -26,21 +69,36 @@ def capture(root, write):
     # A copied tree is plain files: keep its exact bytes ("always madvise
     # [never]\n") so revert leaves it identical, not merely equivalent (one
     # read gives both the bytes and the value).
-    raw = None
+    raw = held = None
     if root.is_live:
         before = read_as(root, write.path, write.format)
     else:
+        held = _open_copy(root, write.path)
         try:
-            raw = root.read_bytes(write.path)
+            raw = read_fd(held[0], write.path, st=held[1], keep=True) if held else root.read_bytes(write.path)
         except OSError:     # unreadable reads as missing, as read_text has it
             raw = None
+        except BaseException:  # noqa: B902 -- a file too big to be a value: refused, nothing left open
+            if held:
+                os.close(held[0])
+            raise
         before = None if raw is None else _parse(_text(raw), write.format)
     if before is None:
+        if held:
+            os.close(held[0])
         raise FileNotFoundError(2, "no such file", root.join(write.path))
     op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
     if raw is not None:
         op["raw"] = base64.b64encode(raw).decode()
+    if held:
+        op = _Held(op)
+        op.fd = held[0]
     return op
+
+
+# host path -> the descriptor its next _write writes through (a file held since its read), handed
+# over this way so that _write keeps its arguments (tests wrap it to make a write fail or land short).
+_HANDED = {}
 
 
 def _write(root, path, value):
@@ -48,19 +106,41 @@ def _write(root, path, value):
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd = root_write.open_value(root, path)
+    fd = _HANDED.pop(path, None)
     try:
+        if fd is None:
+            fd = root_write.open_value(root, path)
+            at = None
+        else:
+            os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
+            at = 0                  # the read before left the offset at the old end
         # One write: sysfs takes a value in one call. A copied tree killed
         # here holds an empty file; the journal's "intent"/"undoing" tells
         # the next revert it was ours and to finish it.
-        written = os.write(fd, data)
+        written = os.write(fd, data) if at is None else os.pwrite(fd, data, at)
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
     return data if written == len(data) else None
 
 
+def _through(fd, path, write, *args):
+    """``write(*args)``, the _write it makes to ``path`` through ``fd`` (None:
+    opened by name); ``fd`` closed if that write did not take it."""
+    if fd is None:
+        return write(*args)
+    _HANDED[path] = fd
+    try:
+        return write(*args)
+    finally:
+        left = _HANDED.pop(path, None)
+        if left is not None:
+            os.close(left)
+
+
 def perform(root, op):
-    data = _write(root, op["path"], op["after"])
+    fd = op.take() if isinstance(op, _Held) else None
+    data = _through(fd, op["path"], _write, root, op["path"], op["after"])
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what
@@ -78,18 +158,47 @@ def current_matches(root, op, side):
     return read_as(root, op["path"], op["format"]) == op[side]
 
 
+# id(op) -> (op, descriptor): a copied tree's file read by current_sides and
+# held for the restore that follows, as apply holds it from capture to write.
+_DECIDED = {}
+
+
 def current_sides(root, op):
     """(holds "before", holds "after") from one read: revert asks both of
-    every op, and a giant host's revert has 35,000 of them."""
-    now = read_as(root, op["path"], op["format"])
+    every op, and a giant host's revert has 35,000 of them. Under --root the
+    file stays open for its restore (``release`` frees it otherwise)."""
+    held = None if root.is_live else _open_copy(root, op["path"])
+    if held is None:
+        now = read_as(root, op["path"], op["format"])
+    else:
+        try:
+            now = _parse(_text(read_fd(held[0], op["path"], st=held[1], keep=True)), op["format"])
+        except OSError:
+            now = None      # unreadable reads as missing, as read_text has it
+        except BaseException:  # noqa: B902 -- too big to be a value: refused, nothing left open
+            os.close(held[0])
+            raise
+        release(op)
+        _DECIDED[id(op)] = (op, held[0])
     return now == op["before"], now == op["after"]
 
 
+def release(op):
+    """Close what current_sides held for ``op`` (an op revert does not restore, or one it did)."""
+    got = _DECIDED.pop(id(op), None)
+    if got is not None:
+        try:
+            os.close(got[1])
+        except OSError:
+            pass    # nothing written through it: nothing to lose
+
+
 def restore(root, op):
-    if "raw" in op and not root.is_live:
-        _write(root, op["path"], base64.b64decode(op["raw"]))
-    else:
-        _write(root, op["path"], op["before"])
+    # The entry holds its op: no other op can have that id while it is there.
+    got = _DECIDED.pop(id(op), None)
+    fd = got[1] if got is not None else None
+    data = base64.b64decode(op["raw"]) if "raw" in op and not root.is_live else op["before"]
+    _through(fd, op["path"], _write, root, op["path"], data)
 
 
 def describe(op):

@@ -48,8 +48,9 @@ def too_big(path, limit):
                      "check the file (a runaway or planted file?); nothing was changed")
 
 
-def read_fd(fd, path, limit=None):
-    """The bytes of the file open on ``fd`` (closed here), at most ``limit``.
+def read_fd(fd, path, limit=None, st=None, keep=False):
+    """The bytes of the file open on ``fd`` (closed here unless ``keep``), at
+    most ``limit``; ``st`` is its fstat when the caller has it.
 
     A giant host has 100,000 small sysfs attributes to read, and open()
     builds a buffered reader (and a decoder, in text mode) for each, costing
@@ -57,7 +58,7 @@ def read_fd(fd, path, limit=None):
     (bench/run.py). procfs files (/proc/interrupts) come in pieces and say
     size 0, so read until the end, never past the limit."""
     try:
-        st = os.fstat(fd)
+        st = st or os.fstat(fd)
         if not _ISREG(st.st_mode):
             if _ISDIR(st.st_mode):
                 raise IsADirectoryError(21, "is a directory", path)   # read as missing, as before
@@ -86,7 +87,8 @@ def read_fd(fd, path, limit=None):
             chunks.append(chunk)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
-        os.close(fd)
+        if not keep:
+            os.close(fd)
 
 
 def read_path(path, limit):
