@@ -17,7 +17,7 @@ from numatune.families.network import facts as facts_net
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.network.nic import CHANNELS, COALESCE, RING
 from numatune.policy.schema import WHY, Scalar, SchemaError, Table, TableArray
-from numatune.families.network.rxnfc import FLOW_TYPES, canonical
+from numatune.families.network.rxhash import FLOW_TYPES, canonical
 from numatune.families.network import bond as net_bond, findings as net_findings
 
 NAME = "network"
