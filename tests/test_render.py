@@ -1,6 +1,7 @@
 """Text output: the fast path for short lines must print exactly what textwrap would."""
 import textwrap
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,6 +23,26 @@ def test_fill_matches_textwrap(text, indents, width):
     from numatune.report.fill import fill
     assert fill(text, width, *indents) == textwrap.fill(text, width=width, initial_indent=indents[0],
                                                         subsequent_indent=indents[1])
+
+
+@given(st.lists(st.sampled_from(["ab", "local", "-", "--", "node", "x-", "-y", "1-2", "e-f-gh", "_", "\u00e9", "\u00a0",
+                                   ".", "!", "'", "x" * 25, " ", "  "]), max_size=30).map("".join),
+       st.sampled_from([("", ""), ("  INFO     ", " " * 11), ("x" * 10, "")]), st.sampled_from([79, 30, 14]))
+def test_fill_breaks_hyphenated_words_where_textwrap_does(text, indents, width):
+    """Hyphens and em-dashes among letters, digits and punctuation: textwrap's break points, kept (#38)."""
+    from numatune.report.fill import fill
+    assert fill(text, width, *indents) == textwrap.fill(text, width=width, initial_indent=indents[0],
+                                                        subsequent_indent=indents[1])
+
+
+def test_hyphenated_prose_is_wrapped_without_textwrap(monkeypatch):
+    """Most findings of a many-NIC plan say `local-node` or `numatune-boot`: they take the fast path (#38)."""
+    from numatune.report import fill as fill_mod
+    text = ("eth0: IRQ numbers change between boots, so irq_affinity local-node is set live, and `numatune boot` "
+            "(numatune-boot.service, or the SysV script numatune-boot) plans it again -- at each boot")
+    want = textwrap.fill(text, width=79, initial_indent="  INFO     ", subsequent_indent=" " * 11)
+    monkeypatch.setattr(fill_mod.textwrap, "fill", lambda *a, **k: pytest.fail("went through textwrap"))
+    assert fill_mod.fill(text, 79, "  INFO     ", " " * 11) == want
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),

@@ -7,7 +7,7 @@ hosts) and values a driver reports but the policy does not name are left
 out, and what the next boot would not keep (no ifcfg, keyfile or .link file
 holds it) the plan of `facts --format policy` leaves out."""
 from numatune.families.network.nic import CHANNELS, COALESCE, RING
-from numatune.families.network.rxnfc import FLOW_TYPES, canonical
+from numatune.families.network.rxhash import FLOW_TYPES, canonical
 
 GROUPS = ("mtu", "coalesce", "channels", "ring", "rx_flow_hash")
 # Read every flow type's hash where the host reports them (`more` for the second read).

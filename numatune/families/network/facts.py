@@ -30,12 +30,10 @@ from numatune.facts.kernel import parse_uevent, read_distro
 from numatune.facts.once import read_once
 from numatune.facts.procs import table
 from numatune.families.network import era, ethtool_text
+from numatune.families.network.keptin import ConfigFiles, persistence
 
 NET_DIR = "/sys/class/net"
 ETHTOOL_FILE = "/numatune-snapshot/ethtool.json"
-PERSIST_NM = "/etc/NetworkManager/system-connections"
-PERSIST_IFCFG = "/etc/sysconfig/network-scripts"
-PERSIST_NETWORKD = "/etc/systemd/network"
 
 
 def parse_interrupts(text):
@@ -195,48 +193,6 @@ def ssh_interfaces(root):
         return []
 
 
-def persistence(root, name, systemd=None, mac=None):
-    """Which file keeps a NIC's settings at boot: NM keyfile, ifcfg, or a
-    .link file (systemd 209+; before, none: "live only"), and the
-    systemd-networkd file that configures it, if any (``systemd``: era.read())."""
-    for fname in root.listdir(PERSIST_NM):
-        path = "%s/%s" % (PERSIST_NM, fname)
-        text = root.read_text(path) or ""
-        if fname.endswith(".nmconnection") and re.search(r"(?m)^\s*interface-name\s*=\s*%s\s*$"
-                                                         % re.escape(name), text):
-            return {"kind": "nm", "path": path, "text": text}
-    ifcfg = "%s/ifcfg-%s" % (PERSIST_IFCFG, name)
-    if root.exists(ifcfg):
-        return {"kind": "ifcfg", "path": ifcfg, "text": root.read_text(ifcfg)}
-    # No file of NetworkManager's or the network service's configures the NIC: the link-level settings go to
-    # a .link file of numatune's; the MTU only to a systemd-networkd file that already configures it (a new
-    # ifcfg file would be a configuration of its own, and could bring the NIC up with no address at boot).
-    link = "%s/70-numatune-%s.link" % (PERSIST_NETWORKD, name)
-    said = era.describe(systemd) if systemd else None
-    networkd = networkd_file(root, name, mac)
-    if systemd and systemd["link"] is False:
-        return {"kind": "none", "path": None, "text": None, "era": said, "networkd": networkd}
-    return {"kind": "link", "path": link, "text": root.read_text(link), "networkd": networkd,
-            "era": said if systemd and systemd["link"] is None else None}
-
-
-def networkd_file(root, name, mac=None):
-    """{"path", "text"} of the systemd-networkd .network file whose [Match] names
-    the NIC (by name pattern or MAC), the first in networkd's order; else None."""
-    from fnmatch import fnmatchcase
-    from numatune.families.network.netconf import ini_get
-    for fname in sorted(root.listdir(PERSIST_NETWORKD)):
-        if not fname.endswith(".network"):
-            continue
-        path = "%s/%s" % (PERSIST_NETWORKD, fname)
-        text = root.read_text(path) or ""
-        match = ini_get(text).get("Match") or {}
-        names, macs = match.get("Name", "").split(), match.get("MACAddress", "").lower().split()
-        if (names and any(fnmatchcase(name, n) for n in names)) or (mac and mac.lower() in macs):
-            return {"path": path, "text": text}
-    return None
-
-
 def read_interfaces(root):
     """{name: read_interface()} of every interface: the one pass over
     /sys/class/net that the matching, the full facts and the advice family
@@ -271,6 +227,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
     ifaces = {}
     snap = None if root.is_live or brief else read_ethtool_file(root)
     systemd = None if brief else era.read(root, read_distro(root))
+    config = ConfigFiles(root)
     for name, info in (read_interfaces(root) if interfaces is None else interfaces).items():
         info = dict(info)
         if names is not None and name not in names:
@@ -283,7 +240,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
             info["irqs"][irq] = {"affinity": parse_cpulist(affinity) if affinity is not None else None,
                                  "counts": interrupts.get(irq, {}).get("counts", [])}
         info["uevent"] = parse_uevent(root.read_text("%s/%s/uevent" % (NET_DIR, name)))
-        info["persist"] = persistence(root, name, systemd, info.get("address"))
+        info["persist"] = persistence(root, name, systemd, info.get("address"), config)
         if ethtool_groups:
             if root.is_live:
                 from numatune.families.network import nic

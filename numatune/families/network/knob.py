@@ -17,7 +17,7 @@ from numatune.families.network import facts as facts_net
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.families.network.nic import CHANNELS, COALESCE, RING
 from numatune.policy.schema import WHY, Scalar, SchemaError, Table, TableArray
-from numatune.families.network.rxnfc import FLOW_TYPES, canonical
+from numatune.families.network.rxhash import FLOW_TYPES, canonical
 from numatune.families.network import bond as net_bond, findings as net_findings
 
 NAME = "network"
@@ -362,19 +362,24 @@ def _irq_affinity(name, info, topology, why, rules, net, kept=""):
                           "boot` (numatune-boot.service, or the SysV script numatune-boot) plans it again at "
                           "each boot on that boot's IRQs" % name)
     local = set(cpus)   # once per NIC, not per IRQ (64 queues of a 60-CPU node)
+    said = {}           # each affinity written once: a NIC's queues mostly share a few
     for i, (irq, state) in enumerate(sorted(info["irqs"].items(), key=lambda kv: int(kv[0]))):
         affinity = state.get("affinity")
         path = "/proc/irq/%s/smp_affinity_list" % irq
         if affinity is None:
             continue
+        key = tuple(affinity)
+        text = said.get(key)
+        if text is None:
+            text = said[key] = format_cpulist(affinity)
         if affinity and local.issuperset(affinity):
             yield Compliant("net.irq:%s:%s" % (name, irq), "%s IRQ %s on node %d (CPUs %s)"
-                            % (name, irq, node, format_cpulist(affinity)), "network", kept_by=kept)
+                            % (name, irq, node, text), "network", kept_by=kept)
             continue
         # Spread over the node: IRQ i on the node's i-th CPU.
         cpu = str(cpus[i % len(cpus)])
         yield Change(id="net.irq:%s:%s" % (name, irq), area="network", target="%s IRQ %s" % (name, irq),
-                     current=format_cpulist(affinity), desired=cpu, scope="live", rule=rule, why=why,
+                     current=text, desired=cpu, scope="live", rule=rule, why=why,
                      action="write %s" % path, boot_key=_irq_key(name),
                      writes=[Write(kind="value", path=path, value=cpu, format="plain")])
 

@@ -114,6 +114,10 @@ _IFCFG_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # quotes, escapes and comments. A value without them splits the same in C.
 _SHELL_SPECIAL = re.compile(r"[\"'\\#]")
 _SHELL_BLANKS = re.compile(r"[ \t\r\n]+")
+# A value quoted whole, with nothing shlex reads inside the quotes (no
+# backslash in double quotes, as ETHTOOL_OPTS="-C eth0 rx-usecs 0" is
+# written): shlex.split gives the text between the quotes as one word.
+_QUOTED_WHOLE = re.compile(r"\"([^\"\\]*)\"[ \t]*|'([^']*)'[ \t]*")
 
 
 def ifcfg_get(text):
@@ -125,6 +129,10 @@ def ifcfg_get(text):
             if not _SHELL_SPECIAL.search(value):
                 # shlex costs ~30 us a line: 256 NICs' files, read three times each per plan.
                 out[m.group(1)] = " ".join(p for p in _SHELL_BLANKS.split(value) if p)
+                continue
+            quoted = _QUOTED_WHOLE.fullmatch(value)
+            if quoted:
+                out[m.group(1)] = quoted.group(1) if quoted.group(2) is None else quoted.group(2)
                 continue
             try:
                 parts = shlex.split(value, comments=True)

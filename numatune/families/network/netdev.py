@@ -29,7 +29,7 @@ def _normal(group, values):
     if group == "bond":
         return {k: int(v) if k == "miimon" else str(v) for k, v in values.items()}
     if group == "rx_flow_hash":
-        from numatune.families.network.rxnfc import canonical
+        from numatune.families.network.rxhash import canonical
         return {k: canonical(v) if v is not None else None for k, v in values.items()}
     return {k: int(v) if v is not None else None for k, v in values.items()}
 

@@ -1,14 +1,12 @@
 """A NIC's live settings: MTU through rtnetlink (pyroute2 ``IPRoute``),
 channels, coalescing and rings through pyroute2's ``Ethtool``, the RSS hash
-through :mod:`numatune.families.network.rxnfc`. Only for the live root: pyroute2 is imported
-inside the functions, so the core never loads it.
+through :mod:`numatune.families.network.rxnfc`. Only for the live root: pyroute2 and rxnfc (ctypes,
+socket) are imported inside the functions, so the core and a plan under --root never load them.
 
 Settings use ethtool's own names (``rx-usecs``, ``combined``, ``rx``), the
 names a policy and the snapshot file use; ``None`` for a whole group means the
 driver does not support it.
 """
-from numatune.families.network import rxnfc
-
 # ethtool -C names -> struct ethtool_coalesce fields (pyroute2's ioctl names).
 COALESCE = {
     "rx-usecs": "rx_coalesce_usecs", "rx-frames": "rx_max_coalesced_frames",
@@ -37,6 +35,7 @@ def _unsupported_errors():
     # EthtoolError covers NotSupportedError and NoSuchDevice (a link gone
     # while we read); either way there is nothing to plan for it.
     from pyroute2.ethtool.ioctl import EthtoolError
+    from numatune.families.network import rxnfc
     return (EthtoolError, rxnfc.Unsupported)
 
 
@@ -85,6 +84,7 @@ def read_group(eth, ifname, group, flows=FLOWS):
                     "max": {k: getattr(rings, f) for k, f in RING_MAX.items() if getattr(rings, f) is not None}}
         if group == "rx_flow_hash":
             # Drivers hash some flow types and refuse others (EINVAL).
+            from numatune.families.network import rxnfc
             current = {}
             for flow in flows:
                 try:
@@ -111,6 +111,7 @@ def write(ifname, group, values):
     if group == "mtu":
         return set_mtu(ifname, values["mtu"])
     if group == "rx_flow_hash":
+        from numatune.families.network import rxnfc
         for flow, letters in values.items():
             rxnfc.set_hash(ifname, flow, letters)
         return None

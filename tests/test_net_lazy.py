@@ -1,0 +1,52 @@
+"""A plan under --root never loads the live host's ethtool ioctl code
+(rxnfc: ctypes structs, socket, fcntl): the RSS hash letters are checked and
+compared by plain Python (#38: start-up is most of a many-NIC plan)."""
+import os
+import subprocess
+import sys
+
+from conftest import REPO, write
+from test_net_plan import CAPTURE, POLICY, build
+
+PROBE = ("import sys\nfrom numatune.cli import main\nstatus = main(sys.argv[1:])\n"
+         "print(' '.join(m for m in ('socket', 'fcntl', 'numatune.families.network.rxnfc') if m in sys.modules))")
+
+
+def test_a_plan_under_root_loads_no_ioctl_code(capture, tmp_path):
+    root = build(capture(CAPTURE))
+    policy = write(tmp_path, "net.toml", POLICY)
+    assert "rx_flow_hash" in POLICY
+    done = subprocess.run([sys.executable, "-c", PROBE, "plan", "--root", str(root), "--policy", str(policy)],
+                          env=dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1"), cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=120)
+    assert "rx-flow-hash" in done.stdout, done.stderr[-500:]
+    assert done.stdout.splitlines()[-1] == ""
+
+
+def test_each_keyfile_is_read_once_for_all_nics(tmp_path, monkeypatch):
+    """Every NIC looks for its name in every NetworkManager keyfile and .network file: the files are read
+    once per plan, not once per NIC (256 NICs with a keyfile each read 65,536 files, #38)."""
+    from numatune.families.network import facts as net
+    from numatune.root import Root
+    nm, networkd = tmp_path / "etc/NetworkManager/system-connections", tmp_path / "etc/systemd/network"
+    nm.mkdir(parents=True)
+    networkd.mkdir(parents=True)
+    for i in range(12):
+        (tmp_path / ("sys/class/net/eth%d" % i)).mkdir(parents=True)
+        (tmp_path / ("sys/class/net/eth%d/mtu" % i)).write_text("1500\n")
+        if i % 2:
+            (nm / ("eth%d.nmconnection" % i)).write_text("[connection]\ninterface-name=eth%d\n" % i)
+    (nm / "notes.txt").write_text("interface-name=eth0\n")
+    (networkd / "10-eth0.network").write_text("[Match]\nName=eth0\n\n[Link]\nMTUBytes=9000\n")
+    root = Root(str(tmp_path))
+    reads = []
+    real = Root.read_text
+    monkeypatch.setattr(Root, "read_text", lambda self, path, default=None: reads.append(path) or real(self, path,
+                                                                                                       default))
+    got = net.read(root, None, ethtool_groups=False)["interfaces"]
+    assert {n: i["persist"]["kind"] for n, i in got.items()} == {"eth%d" % i: "nm" if i % 2 else "link"
+                                                                 for i in range(12)}
+    assert got["eth0"]["persist"]["networkd"]["path"] == "/etc/systemd/network/10-eth0.network"
+    assert got["eth2"]["persist"]["networkd"] is None
+    config = [p for p in reads if p.startswith(("/etc/NetworkManager/", "/etc/systemd/network/1"))]
+    assert sorted(config) == sorted(set(config)), "a configuration file read more than once"
