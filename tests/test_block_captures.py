@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import REALDATA, _unpack, tree_digest, write
+from numatune.facts.kernel import parse_uevent
 from numatune.families.storage import facts as facts_block
 from numatune.root import Root
 
@@ -152,4 +153,17 @@ def test_the_database_s_kept_properties_are_what_parsing_everything_keeps(text):
     same properties, in the same order, as parsing every line and keeping some."""
     want = facts_block.keep_properties(facts_block.parse_udev_db(text))
     got = facts_block.kept_udev_db(text)
+    assert got == want and list(got) == list(want)
+
+
+_UEVENT_PIECES = ["ID_", "DM_", "MPATH_", "DEVTYPE", "DEVTYP", "DEVTYPES", "MAJOR", "=", "\n", "\r", "\x85", "\x1f",
+                  "\v", "x", " ", "\t", "\xa0", "\x00", "DEVTYPE=disk\n", "ID_SERIAL = 3600 \n"]
+
+
+@given(st.lists(st.sampled_from(_UEVENT_PIECES), max_size=40).map("".join))
+def test_a_uevent_s_kept_properties_are_what_parsing_everything_keeps(text):
+    """kept_uevent finds only the kept KEY=value lines of a uevent at C speed
+    (issue #38): the same properties, stripped alike, in the same order."""
+    want = facts_block.keep_properties(parse_uevent(text))
+    got = facts_block.kept_uevent(text)
     assert got == want and list(got) == list(want)

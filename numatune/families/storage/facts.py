@@ -9,15 +9,11 @@ Both read attributes from sysfs; only enumeration and properties differ.
 Parsing is pure and lives beside the readers.
 """
 import os
-import re
 
-from numatune.facts.kernel import parse_uevent
+from numatune.families.storage.props import (PROPERTY_KEYS, PROPERTY_PREFIXES, keep_properties,  # noqa: F401
+                                             kept_udev_db, kept_uevent, parse_udev_db)
 
 UDEV_DB = "/run/udev/data"
-# Properties worth keeping for matching; the rest (DEVLINKS, USEC_INITIALIZED,
-# DISKSEQ...) differ between libudev and the files and mean nothing to a policy.
-PROPERTY_PREFIXES = ("ID_", "DM_", "MPATH_")
-PROPERTY_KEYS = ("DEVTYPE",)
 # Kinds by kernel name; "disk" is everything else (sd, vd, xvd, hd).
 NAME_KINDS = (("loop*", "loop"), ("nvme*", "nvme"), ("md*", "md"), ("sr*", "rom"),
               ("ram*", "ram"), ("zram*", "zram"), ("nbd*", "nbd"))
@@ -44,39 +40,6 @@ def parse_scheduler(text):
             return names[0], names
         return None, names
     return current, names
-
-
-def parse_udev_db(text):
-    """Properties (E: lines) of one udev database file."""
-    props = {}
-    for line in (text or "").splitlines():
-        if line.startswith("E:") and "=" in line:
-            key, _, value = line[2:].partition("=")
-            props[key] = value
-    return props
-
-
-# The E: lines of the kept properties, found at C speed: a giant host's 5,000
-# database files of 25 lines each, split and partitioned line by line in
-# Python, were a tenth of the storage family's read. Only where str.splitlines
-# would split the text as "\n" does (udev escapes control characters; a file
-# holding one anyway is parsed the slow way, with the same result).
-_KEPT_LINE = re.compile(r"^E:((?:%s)[^=\n]*|%s)=(.*)$" % ("|".join(PROPERTY_PREFIXES), "|".join(PROPERTY_KEYS)),
-                        re.M)
-_OTHER_BREAKS = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-
-
-def kept_udev_db(text):
-    """keep_properties(parse_udev_db(text)), without parsing the properties it would drop."""
-    if not text:
-        return {}
-    if _OTHER_BREAKS.search(text):
-        return keep_properties(parse_udev_db(text))
-    return dict(_KEPT_LINE.findall(text))
-
-
-def keep_properties(props):
-    return {k: v for k, v in props.items() if k.startswith(PROPERTY_PREFIXES) or k in PROPERTY_KEYS}
 
 
 # NAME_KINDS' patterns are all "prefix*" (tests/test_block_index.py holds them to it):
@@ -123,7 +86,8 @@ def _numa_node(root, real_sys_path, cache, known=None):
     path, seen = real_sys_path, []
     node = None
     while path.startswith("/sys/devices/") and path.count("/") > 3:
-        path = os.path.dirname(path)
+        # os.path.dirname, for a normalized path with parents to spare: no trailing or doubled "/".
+        path = path[:path.rindex("/")]
         if path in cache:
             node = cache[path]
             break
@@ -164,10 +128,10 @@ def block_index(root):
         target = root.readlink("%s/%s" % (DEV_BLOCK, dev))
         if target is not None:
             real = os.path.normpath(os.path.join(DEV_BLOCK, target))
-            found[os.path.basename(real)] = (dev, real)
-    # A partition lives in its disk's directory (sda/sda1, nvme0n1/nvme0n1p1).
-    return {name: (dev, real, os.path.basename(os.path.dirname(real)) in found)
-            for name, (dev, real) in found.items()}
+            found[real.rpartition("/")[2]] = (dev, real)
+    # A partition lives in its disk's directory (sda/sda1, nvme0n1/nvme0n1p1); the path is
+    # absolute and normalized, so its last two parts are those of os.path.dirname/basename.
+    return {name: (dev, real, real.rsplit("/", 2)[-2] in found) for name, (dev, real) in found.items()}
 
 
 def device_names(root, index=None):
@@ -188,11 +152,17 @@ def device_names(root, index=None):
     return found
 
 
-def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None, size=False):
+# What the identity reads of a device's queue/ and device/ directories.
+_QUEUE_NAMES = ("scheduler", "rotational")
+_SCSI_NAMES = ("vendor", "model", "wwid", "numa_node")
+
+
+def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None, size=False, kept=False):
     """Everything a selector may look at, read from sysfs under ``root``.
     ``known``: the device's block_index entry, when the root has one.
     ``extra``: see discover_sysfs. ``size``: the text of its ``size`` file
-    when read already (False: not yet)."""
+    when read already (False: not yet). ``kept``: ``props`` holds only the
+    properties keep_properties keeps (then it becomes the record's own)."""
     real = known[1] if known else _real(root, path)
     if known:
         dev = known[0]
@@ -206,25 +176,25 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     vendor = model = wwid = None
     # A missing device/ reads as three missing files: cheaper than a stat first on the
     # thousands of SCSI paths that have one (a device-mapper map never does).
-    more_queue, more_scsi, read = extra if extra is not None else ((), (), None)
+    queue_names, scsi_names, read = extra if extra is not None else (_QUEUE_NAMES, _SCSI_NAMES, None)
     scsi = parent = None
     if not name.startswith("dm-") or root.exists(path + "/device"):
         # numa_node too: the parent device is the first directory the NUMA walk
         # asks, and this read finds it open already.
-        scsi = root.read_texts(path + "/device", ("vendor", "model", "wwid", "numa_node") + more_scsi)
+        scsi = root.read_texts(path + "/device", scsi_names)
         vendor, model, wwid = _clean(scsi["vendor"]), _clean(scsi["model"]), _clean(scsi["wwid"])
         link = root.readlink(path + "/device") if known else None
         if link is not None:
             parent = (os.path.normpath(os.path.join(real, link)), scsi["numa_node"])
     sectors = _int(_clean(root.read_text(path + "/size") if size is False else size))
-    queue = root.read_texts(path + "/queue", ("scheduler", "rotational") + more_queue)
+    queue = root.read_texts(path + "/queue", queue_names)
     if read is not None:
         read[name] = {"queue": queue, "device": scsi}
     current, available = parse_scheduler(queue["scheduler"])
     kind = classify(name, dm_uuid)
     rotational_text = _clean(queue["rotational"])
     rotational = _int(rotational_text)
-    udev = keep_properties(props)
+    udev = props if kept else keep_properties(props)
     # A capture without uevent files: every /sys/block entry (partitions are
     # left out above) is a whole disk, which is what the rules' DEVTYPE says.
     assumed = "DEVTYPE" not in udev
@@ -255,26 +225,27 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
 
 
 def _properties(root, path, dev):
-    """What libudev would report: the kernel's uevent plus the udev database;
-    and the text of the device's ``size``, read with its uevent (one
-    directory lookup for both, on 5,000 devices)."""
+    """What libudev would report of the properties keep_properties keeps: the
+    kernel's uevent plus the udev database; and the text of the device's
+    ``size``, read with its uevent (one directory lookup for both, on 5,000
+    devices)."""
     own = root.read_texts(path, ("uevent", "size"))
-    props = parse_uevent(own["uevent"])
+    props = kept_uevent(own["uevent"])
     if dev:
         text = root.read_text("%s/b%s" % (UDEV_DB, dev))
         if text:
-            props.update(kept_udev_db(text))  # _identity keeps only these
+            props.update(kept_udev_db(text))
     return props, own["size"]
 
 
 def _extra(attrs, read):
-    """_identity's ``extra``: the queue and SCSI attributes of ``attrs`` to read
-    with the identity (from the same two directories), and the dict to keep
-    them in, for read_settings."""
+    """_identity's ``extra``: the queue and SCSI attributes to read with the
+    identity (its own, and those of ``attrs``: from the same two directories),
+    and the dict to keep them in, for read_settings."""
     if read is None:
         return None
-    return (tuple(a for a in attrs if a in QUEUE_ATTRS and a not in ("scheduler", "rotational")),
-            ("queue_depth",) if "queue_depth" in attrs else (), read)
+    return (_QUEUE_NAMES + tuple(a for a in attrs if a in QUEUE_ATTRS and a not in _QUEUE_NAMES),
+            _SCSI_NAMES + (("queue_depth",) if "queue_depth" in attrs else ()), read)
 
 
 def discover_sysfs(root, attrs=(), read=None):
@@ -289,7 +260,7 @@ def discover_sysfs(root, attrs=(), read=None):
         known = index.get(name)
         dev = known[0] if known else _clean(root.read_text(path + "/dev"))
         props, size = _properties(root, path, dev)
-        devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size)
+        devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size, kept=True)
     return _inherit(devices)
 
 
@@ -340,22 +311,25 @@ def read_settings(root, device, attrs, read=None):
     ``read``: the texts discover read along for this device, if it did."""
     out = {}
     path = device["sysfs"]
-    known = {"rotational": device["attrs"]["queue/rotational"]} if "attrs" in device else {}
+    # rotational was read with the identity a moment ago.
+    known = "attrs" in device
     read = read or {}
-    # The queue attributes in one go; rotational was read with the identity a moment ago.
+    # The queue attributes in one go.
     queue = read.get("queue") or {}
-    missing = [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler" and a not in known and a not in queue]
+    missing = [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler" and not (known and a == "rotational")
+               and a not in queue]
     if missing:
         queue = dict(queue, **root.read_texts(path + "/queue", missing))
     # The identity found no device/ directory (a device-mapper map): no SCSI attribute to read.
     no_scsi = "device" in read and read["device"] is None
     scsi = read.get("device") or {}
+    in_queue = path + "/queue/"
     for attr in attrs:
         if attr == "scheduler":
             continue  # part of the identity
         if attr in QUEUE_ATTRS:
-            value = known[attr] if attr in known else _clean(queue[attr])
-            out[attr] = {"path": "%s/queue/%s" % (path, attr), "value": value}
+            value = device["attrs"]["queue/rotational"] if known and attr == "rotational" else _clean(queue[attr])
+            out[attr] = {"path": in_queue + attr, "value": value}
         elif attr == "queue_depth":
             text = scsi["queue_depth"] if "queue_depth" in scsi else \
                 None if no_scsi else root.read_text(path + "/device/queue_depth")

@@ -164,10 +164,16 @@ def _select(data, devices):
                     expanded.append(slave)
                     via[slave] = dev["dm_name"] or name
         per_rule.append((i, rule, direct, expanded, via))
-        settings = settings_of(rule).items()
+        # One dict per device, not a setdefault per device and setting (8,192 devices x 7 on the dm shape).
+        given = [(attr, (value, i)) for attr, value in settings_of(rule).items()]
+        if not given:
+            continue
         for name in expanded:
-            for attr, value in settings:
-                assigned.setdefault(name, {})[attr] = (value, i)
+            got = assigned.get(name)
+            if got is None:
+                assigned[name] = dict(given)
+            else:
+                got.update(given)
     return per_rule, assigned
 
 

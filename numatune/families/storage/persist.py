@@ -22,7 +22,8 @@ def _scheduler_names(wanted, devices, names):
     offered = set()
     for name in names:
         sched = devices[name]["scheduler"]
-        offered |= set(sched["available"] or []) | {sched["current"]}
+        offered.update(sched["available"] or ())
+        offered.add(sched["current"])
     return [n for n in SCHEDULER_NAMES[wanted] if n in offered]
 
 
