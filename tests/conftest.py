@@ -10,6 +10,12 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check what is computed, not how fast: speed is bench/'s. Hypothesis's default
+# 200 ms deadline and too-slow check fail them on a loaded machine (seen at load 10-13).
+settings.register_profile("numatune", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("numatune")
 
 from numatune.root import Root
 
