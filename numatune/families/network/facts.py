@@ -147,12 +147,44 @@ def read_interface(root, name):
     return info
 
 
-def nic_irqs(info, interrupts):
-    """IRQs serving a NIC: its MSI vectors, else /proc/interrupts lines named after it."""
+def named_irqs(name, interrupts):
+    """The /proc/interrupts lines that name ``name``: as a word of the line's name, whole or before - _ @ :."""
+    rx = re.compile(r"(^|[\s,])%s($|[-_@:\s,])" % re.escape(name))
+    return [i for i, v in interrupts.items() if rx.search(v["name"])]
+
+
+_WORDS = re.compile(r"[^\s,]+")
+_NAME_ENDS = re.compile(r"[-_@:]")
+
+
+def irqs_by_name(interrupts):
+    """{name: [irq]} for every name named_irqs would find in a line, in one pass over the lines:
+    a host whose NICs have no MSI directories (a capture) had a pattern compiled and searched over
+    every line per NIC, NICs x lines searches. A name starts a word (words end at whitespace and
+    commas) and ends at the word's end or before one of - _ @ :."""
+    index = {}
+    for irq, v in interrupts.items():
+        for word in _WORDS.findall(v["name"]):
+            ends = {m.start() for m in _NAME_ENDS.finditer(word)}
+            ends.add(len(word))
+            for end in ends:
+                if end:
+                    index.setdefault(word[:end], []).append(irq)
+    return index
+
+
+def nic_irqs(info, interrupts, index=None):
+    """IRQs serving a NIC: its MSI vectors, else /proc/interrupts lines named after it. ``index``: a
+    list holding irqs_by_name(interrupts) once a NIC needed it (filled here), for the other NICs."""
     irqs = [i for i in info["msi_irqs"] if i in interrupts] or list(info["msi_irqs"])
     if not irqs:
-        rx = re.compile(r"(^|[\s,])%s($|[-_@:\s,])" % re.escape(info["name"]))
-        irqs = [i for i, v in interrupts.items() if rx.search(v["name"])]
+        name = info["name"]
+        if index is None or not name or _WORDS.fullmatch(name) is None:
+            irqs = named_irqs(name, interrupts)
+        else:
+            if not index:
+                index.append(irqs_by_name(interrupts))
+            irqs = index[0].get(name, [])
     if not irqs and info.get("legacy_irq") not in (None, "", "0"):
         irqs = [info["legacy_irq"]]
     return sorted(set(irqs), key=int)
@@ -228,6 +260,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
     snap = None if root.is_live or brief else read_ethtool_file(root)
     systemd = None if brief else era.read(root, read_distro(root))
     config = ConfigFiles(root)
+    by_name = []
     for name, info in (read_interfaces(root) if interfaces is None else interfaces).items():
         info = dict(info)
         if names is not None and name not in names:
@@ -235,7 +268,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
                                                  "numa_node", "mtu", "operstate", "bonding", "type")}
             continue
         info["irqs"] = {}
-        for irq in nic_irqs(info, interrupts):
+        for irq in nic_irqs(info, interrupts, by_name):
             affinity = root.read_value("/proc/irq/%s/smp_affinity_list" % irq)
             info["irqs"][irq] = {"affinity": parse_cpulist(affinity) if affinity is not None else None,
                                  "counts": interrupts.get(irq, {}).get("counts", [])}
