@@ -33,8 +33,8 @@ MAX_ARGS = 256
 
 
 def _which(name):
-    import shutil  # on the live root only: a check under --root does not load it (nor its compressors)
-    return shutil.which(name)
+    from numatune.rootfs.which import which  # on the live root only
+    return which(name)
 
 
 def check_policy(data):

@@ -31,8 +31,8 @@ WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants", "/etc/rc.d/rc3.d", 
 
 
 def _which(name):
-    import shutil  # on the live root only: a check under --root does not load it (nor its compressors)
-    return shutil.which(name)
+    from numatune.rootfs.which import which  # on the live root only
+    return which(name)
 
 
 def _relevant(data):
