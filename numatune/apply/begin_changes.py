@@ -35,6 +35,15 @@ def _key(fields):
     return key + tuple(map(type, fields.values()))
 
 
+def index_of(text, at, texts):
+    """``text``'s index in ``texts`` (``at``: text -> index), appended the first time it is seen."""
+    i = at.get(text)
+    if i is None:
+        i = at[text] = len(texts)
+        texts.append(text)
+    return i
+
+
 def compact(changes):
     """(changes, shared, whys) of model Changes for the begin record."""
     out, shared, whys, groups, why_at = [], [], [], {}, {}
@@ -52,12 +61,8 @@ def compact(changes):
             at = groups[key] = len(shared)
             why = fields.get("why")
             if isinstance(why, str):
-                i = why_at.get(why)
-                if i is None:
-                    i = why_at[why] = len(whys)
-                    whys.append(why)
                 del fields["why"]
-                fields["why_at"] = i
+                fields["why_at"] = index_of(why, why_at, whys)
             if templates is not None:
                 fields["writes"] = templates
             shared.append(fields)

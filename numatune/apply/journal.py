@@ -218,12 +218,9 @@ def shared_whys(changes):
     for change in changes:
         why = change.get("why")
         if isinstance(why, str):
-            i = at.get(why)
-            if i is None:
-                i = at[why] = len(whys)
-                whys.append(why)
+            from numatune.apply.begin_changes import index_of     # here: it imports the model
             # A copy, the text's index in its place: the record is encoded with its keys sorted.
-            change = dict(change, why_at=i)
+            change = dict(change, why_at=index_of(why, at, whys))
             del change["why"]
         out.append(change)
     return out, whys
