@@ -9,6 +9,7 @@ from numatune.errors import BootConfigError
 from numatune.facts import routes
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Scalar, SchemaError, Table
+from numatune.rootfs.which import which
 
 NAME = "boot"
 ARG = Scalar(str, pattern=r"^[A-Za-z0-9_.,:/+-]+(=[A-Za-z0-9_.,:/+@-]+)?$",
@@ -30,11 +31,6 @@ EDIT_KINDS = ("bls", "grubenv", "default_grub", "kernel_cmdline", "grub_cfg", "g
 # on x86 (COMMAND_LINE_SIZE), far fewer than 256 arguments of any use; the
 # bound keeps the journal a few MB at most.
 MAX_ARGS = 256
-
-
-def _which(name):
-    from numatune.rootfs.which import which  # on the live root only
-    return which(name)
 
 
 def check_policy(data):
@@ -82,7 +78,7 @@ def read(root, data):
         cfg = read_boot_config(root)
     except BootConfigError as e:
         return {"config": None, "error": str(e), "grubby": None}
-    grubby = _which("grubby") if root.is_live else None
+    grubby = which("grubby") if root.is_live else None
     return {"config": asdict(cfg), "error": None, "grubby": grubby, "has_boot": root.exists("/boot")}
 
 

@@ -14,6 +14,7 @@ from numatune.families.tuned import route as tr
 from numatune.facts.procs import table
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Scalar, Table
+from numatune.rootfs.which import which
 
 NAME = "tuned"
 POLICY = {
@@ -28,11 +29,6 @@ POLICY = {
 }
 SERVICES = {"numad": "numad.service", "irqbalance": "irqbalance.service", "tuned": "tuned.service"}
 WANTS_DIRS = ("/etc/systemd/system/multi-user.target.wants", "/etc/rc.d/rc3.d", "/etc/rc3.d")
-
-
-def _which(name):
-    from numatune.rootfs.which import which  # on the live root only
-    return which(name)
 
 
 def _relevant(data):
@@ -90,7 +86,7 @@ def read(root, data):
         "parent": parent,
         "profiles_subdir": subdir,
         "child": child_text,
-        "tuned_adm": _which("tuned-adm") if root.is_live else None,
+        "tuned_adm": which("tuned-adm") if root.is_live else None,
         "profile": profile,
         "conflicts": tc.conflicts(data, profile, cpuidle) if profile else [],
         # Whether tuned writes sysctl.d's values again after its profile's (reapply_sysctl).
