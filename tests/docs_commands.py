@@ -34,6 +34,7 @@ class Doc:
     commands: list = field(default_factory=list)   # Command, in order
     synopses: list = field(default_factory=list)   # (line, text)
     stray: list = field(default_factory=list)      # (line, text): a command outside the convention
+    unclosed: list = field(default_factory=list)   # line of a fence that nothing closes
 
 
 def _shell_like(text):
@@ -57,6 +58,8 @@ def parse(name, text, exempt=()):
             while j < len(lines) and not lines[j].strip().startswith(ticks):
                 body.append((j + 1, lines[j][len(indent):]))
                 j += 1
+            if j >= len(lines):
+                doc.unclosed.append(i + 1)
             _block(doc, lang, body, reason.group(1) if reason else "")
             i, last = j + 1, ""
             continue

@@ -36,6 +36,17 @@ def test_every_shown_command_is_in_the_convention(page):
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
+def test_every_fence_is_closed(page):
+    # An unclosed fence swallows the headings and prose after it into one code block.
+    assert not _doc(page).unclosed, "%s: the ``` fence on line %s is never closed" % (
+        _doc(page).name, _doc(page).unclosed)
+
+
+def test_an_unclosed_fence_is_caught():
+    assert parse("x.md", "text\n```console\n$ true\n```\n\n```console\n$ true\n\n## Next\n").unclosed == [6]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
 def test_every_numatune_command_and_synopsis_parses(page):
     doc = _doc(page)
     wrong = []
