@@ -105,6 +105,28 @@ def test_read_texts_reads_a_directory_as_read_text_reads_each_file(tmp_path, res
         r.read_texts("/sys", ["q/plain"])
 
 
+def test_read_value_alone_reads_as_read_value_inside_the_root(tmp_path, resolver):
+    """Root.read_value_alone (a file opened by its whole path, its directory not kept: 2,300
+    IRQ affinities, #38) reads what read_value reads, links inside the root, nothing outside."""
+    root = tmp_path / "root"
+    write(root, "/etc/real", "inside\n")
+    write(root, "/proc/irq/5/smp_affinity_list", "0-3\x00\n")
+    _outside(tmp_path, "etc/real")
+    (root / "proc/irq/6").mkdir()
+    (root / "proc/irq/6/smp_affinity_list").symlink_to("/etc/real")
+    (root / "proc/irq/7").symlink_to("6")                              # the directory through a link
+    (root / "proc/irq/8").symlink_to(str(tmp_path / "outside/etc"))    # a directory link out of the root
+    (root / "proc/irq/9").mkdir()
+    (root / "proc/irq/9/smp_affinity_list").symlink_to("../../../../../../etc/real")
+    paths = ["/proc/irq/%s/smp_affinity_list" % n for n in (5, 6, 7, 9, 10)] + ["/proc/irq/8/real", "/etc/real"]
+    r = Root(str(root))
+    want = [r.read_value(p) for p in paths]
+    assert want == ["0-3", "inside", "inside", "inside", None, None, "inside"]
+    assert [Root(str(root)).read_value_alone(p) for p in paths] == want
+    assert [r.read_value_alone(p) for p in paths] == want      # directories kept by the reads above, too
+    assert r.read_value_alone("/proc/irq/10/smp_affinity_list", "x") == "x"
+
+
 def test_a_sysctl_d_directory_linked_out_of_the_root_gets_no_file(cli, tmp_path, resolver):
     root = tmp_path / "root"
     fakehost.build(root)

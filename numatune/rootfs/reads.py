@@ -266,6 +266,16 @@ class Reads:
         # Captures (and some drivers) pad attributes with NUL bytes.
         return default if text_ is None else text_.replace("\x00", "").strip()
 
+    def read_value_alone(self, path, default=None):
+        """read_value of a file read alone in its directory (/proc/irq/N/smp_affinity_list
+        of 2,300 IRQs), opened as open_named opens one: by its whole path, confined,
+        not its directory opened and kept first (two opens, and the close of the oldest)."""
+        try:
+            text_ = text(read_fd(self.open_named(path, _READ), path))
+        except OSError:
+            return default
+        return text_.replace("\x00", "").strip()
+
     def exists(self, path):
         try:
             self._stat(path, True)

@@ -261,6 +261,7 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
     systemd = None if brief else era.read(root, read_distro(root))
     config = ConfigFiles(root)
     by_name = []
+    cpus_of = {}    # each distinct affinity parsed once: a host's IRQs share a few CPU lists
     for name, info in (read_interfaces(root) if interfaces is None else interfaces).items():
         info = dict(info)
         if names is not None and name not in names:
@@ -269,9 +270,14 @@ def read(root, names, ethtool_groups=True, flows=(), interfaces=None, interrupts
             continue
         info["irqs"] = {}
         for irq in nic_irqs(info, interrupts, by_name):
-            affinity = root.read_value("/proc/irq/%s/smp_affinity_list" % irq)
-            info["irqs"][irq] = {"affinity": parse_cpulist(affinity) if affinity is not None else None,
-                                 "counts": interrupts.get(irq, {}).get("counts", [])}
+            # Alone in its directory: opened by its whole path, the directory not kept.
+            affinity = root.read_value_alone("/proc/irq/%s/smp_affinity_list" % irq)
+            if affinity is not None:
+                cpus = cpus_of.get(affinity)
+                if cpus is None:
+                    cpus = cpus_of[affinity] = parse_cpulist(affinity)
+                affinity = list(cpus)
+            info["irqs"][irq] = {"affinity": affinity, "counts": interrupts.get(irq, {}).get("counts", [])}
         info["uevent"] = parse_uevent(root.read_text("%s/%s/uevent" % (NET_DIR, name)))
         info["persist"] = persistence(root, name, systemd, info.get("address"), config)
         if ethtool_groups:
