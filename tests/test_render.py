@@ -2,7 +2,7 @@
 import textwrap
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from numatune.report.console import _wrap
@@ -33,6 +33,24 @@ def test_fill_breaks_hyphenated_words_where_textwrap_does(text, indents, width):
     from numatune.report.fill import fill
     assert fill(text, width, *indents) == textwrap.fill(text, width=width, initial_indent=indents[0],
                                                         subsequent_indent=indents[1])
+
+
+_WORDS = st.lists(st.sampled_from(["a", "ab", "word", "local", "-", "--", "node", "x-", "-y", "1-2", "e-f-gh", "_",
+                                    ".", "!", "'", "(", "`", "=", "x" * 9]), min_size=1, max_size=4).map("".join)
+
+
+@settings(max_examples=300)
+@given(st.lists(_WORDS, min_size=1, max_size=14).map(" ".join),
+       st.sampled_from([("", ""), ("  INFO     ", " " * 11), ("x" * 4, "")]), st.integers(10, 32))
+def test_prose_lines_found_by_rfind_break_where_textwrap_does(text, indents, width):
+    """ASCII prose whose words all fit a line: each line found with str.rfind, and a hyphenated word
+    crossing a line's end broken after the chunks that fit, as textwrap breaks it (#38)."""
+    from numatune.report import fill as fill_mod
+    first, rest = width - len(indents[0]), width - len(indents[1])
+    assume(max(map(len, text.split(" "))) <= min(first, rest))
+    want = textwrap.fill(text, width=width, initial_indent=indents[0], subsequent_indent=indents[1])
+    assert fill_mod.fill(text, width, *indents) == want
+    assert fill_mod._lines(text, first, rest, *indents) == want
 
 
 def test_hyphenated_prose_is_wrapped_without_textwrap(monkeypatch):

@@ -25,12 +25,48 @@ def _pieces(word):
     return [c for c in _CHUNKS.split(word) if c] if "-" in word else (word,)
 
 
+def _breaks(text, start, end):
+    """Where a line may end inside the word text[start:end]: after each of its chunks but the last."""
+    out = []
+    for piece in _pieces(text[start:end])[:-1]:
+        start += len(piece)
+        out.append(start)
+    return out
+
+
+def _lines(text, first, rest, initial_indent, subsequent_indent):
+    """Greedy lines of ASCII prose whose every word fits a line: each line found with
+    str.rfind, not word by word. A line ends at the last space that fits, or after the
+    last chunk that fits of a hyphenated word crossing the line's end (textwrap adds
+    chunks while they fit: its line ends at the farthest break that fits)."""
+    lines, indent, room, pos, n = [], initial_indent, first, 0, len(text)
+    while n - pos > room:
+        limit = pos + room
+        cut = text.rfind(" ", pos, limit + 1)
+        # The word crossing the line's end; it begins before the line when a line broke inside it.
+        start = cut + 1 if cut >= pos else text.rfind(" ", 0, pos) + 1
+        end = text.find(" ", limit)
+        end = n if end < 0 else end
+        broke = [b for b in _breaks(text, start, end) if pos < b <= limit] if "-" in text[start:end] else ()
+        if broke:
+            lines.append(indent + text[pos:broke[-1]])
+            pos = broke[-1]
+        else:
+            lines.append(indent + text[pos:cut])
+            pos = cut + 1
+        indent, room = subsequent_indent, rest
+    lines.append(indent + text[pos:])
+    return "\n".join(lines)
+
+
 def fill(text, width=79, initial_indent="", subsequent_indent=""):
     """textwrap.fill(text, width, initial_indent=..., subsequent_indent=...)."""
     if not text or text[0] == " " or text[-1] == " " or _NOT_PLAIN.search(text):
         return textwrap.fill(text, width=width, initial_indent=initial_indent, subsequent_indent=subsequent_indent)
-    words = [_pieces(w) for w in text.split(" ")] if "-" in text else [(w,) for w in text.split(" ")]
     first, rest = width - len(initial_indent), width - len(subsequent_indent)
+    if text.isascii() and max(map(len, text.split(" "))) <= min(first, rest):
+        return _lines(text, first, rest, initial_indent, subsequent_indent)
+    words = [_pieces(w) for w in text.split(" ")] if "-" in text else [(w,) for w in text.split(" ")]
     longest = max(len(p) for pieces in words for p in pieces)
     if longest > min(first, rest) or not text.isascii() and not all(p.strip() for ps in words for p in ps):
         # A chunk longer than a line: textwrap cuts it. A chunk of Unicode spaces (U+00A0):
