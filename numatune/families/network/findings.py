@@ -43,11 +43,12 @@ def findings(data, net, topology, wanted):
     ifaces = net["interfaces"]
     cpu_node = _node_of_cpu(topology)
     per_node, per_cpu = {}, []
+    said = {}   # each CPU list's text made once for all NICs (a few CPUs serve thousands of IRQs)
     for name in sorted(wanted):
         info = ifaces[name]
         remote = remote_irqs(name, info, topology)
         if remote:
-            irqs = ", ".join("%s (CPUs %s)" % (irq, format_cpulist(cpus)) for irq, cpus in remote)
+            irqs = ", ".join("%s (CPUs %s)" % (irq, _said(said, cpus)) for irq, cpus in remote)
             yield Finding(id="net.remote_irq:%s" % name, severity="warning", area="network", target=name,
                           rule=",".join(wanted[name][3]),
                           message="%s sits on node %d but its IRQs are served on other nodes: %s; set "
@@ -60,6 +61,14 @@ def findings(data, net, topology, wanted):
             per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
     yield from _skew(per_node, topology)
     yield from _bond_slaves(ifaces)
+
+
+def _said(said, cpus):
+    key = tuple(cpus)
+    text = said.get(key)
+    if text is None:
+        text = said[key] = format_cpulist(cpus)
+    return text
 
 
 def _skew(per_node, topology):

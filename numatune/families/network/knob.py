@@ -148,6 +148,7 @@ def diff(data, facts):
     boot_keys = sorted(_irq_key(name) for name, (_, irq, _, _) in wanted.items()
                        if irq and _irq_target(net["interfaces"][name], facts["topology"]))
     kept = bootunit.kept_by(facts, NAME, boot_keys, data)
+    said = {}   # each CPU list's text made once for all NICs: irqbalance spreads IRQs over a few CPUs
     for i, rule in enumerate(data.get("net", [])):
         rid = "net[%d]" % i
         if not any(rid in w[3] for w in wanted.values()):
@@ -172,7 +173,7 @@ def diff(data, facts):
         elif supported:
             yield from _persist(name, info, supported, why, rules)
         if irq:
-            yield from _irq_affinity(name, info, facts["topology"], why, rules, net, kept)
+            yield from _irq_affinity(name, info, facts["topology"], why, rules, net, kept, said)
     irq_rules = sorted({r for name, (_, _, _, rules) in wanted.items() if _irq_key(name) in boot_keys for r in rules})
     yield from bootunit.keep(facts, NAME, boot_keys, data, "net.irq.boot", "network", rule=",".join(irq_rules))
     yield from net_bond.diff(data, net, _confirm_needed)
@@ -336,7 +337,7 @@ def _irq_target(info, topology):
     return (topology["nodes"].get(str(node)) or {}).get("cpus") or None
 
 
-def _irq_affinity(name, info, topology, why, rules, net, kept=""):
+def _irq_affinity(name, info, topology, why, rules, net, kept="", said=None):
     rule = ",".join(rules)
     node = info.get("numa_node")
     if node is None or node < 0:
@@ -362,7 +363,7 @@ def _irq_affinity(name, info, topology, why, rules, net, kept=""):
                           "boot` (numatune-boot.service, or the SysV script numatune-boot) plans it again at "
                           "each boot on that boot's IRQs" % name)
     local = set(cpus)   # once per NIC, not per IRQ (64 queues of a 60-CPU node)
-    said = {}           # each affinity written once: a NIC's queues mostly share a few
+    said = {} if said is None else said     # {CPUs: their text}: each affinity written once
     for i, (irq, state) in enumerate(sorted(info["irqs"].items(), key=lambda kv: int(kv[0]))):
         affinity = state.get("affinity")
         path = "/proc/irq/%s/smp_affinity_list" % irq
