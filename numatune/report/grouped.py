@@ -174,23 +174,40 @@ def groups(changes):
     return [(rule, why, list(subs.values())) for (rule, why), subs in rules.items()]
 
 
+def _shown(memo, v, width):
+    """elide(value(v), width), each text worked out once per area: a NIC's IRQs share a few CPU lists."""
+    if v.__class__ is not str:
+        return elide(value(v), width)
+    text = memo.get((v, width))
+    if text is None:
+        text = memo[(v, width)] = elide(value(v), width)
+    return text
+
+
 def area_lines(changes, s, wrap, said=None):
     """The lines of one area's changes, grouped (see the module doc). ``said``
     ({why: rule}) carries the whys already printed, across areas."""
     out, said = [], ({} if said is None else said)
+    # Each subgroup's scope label and flags by what they are made of, each value's text once:
+    # 2,300 IRQ changes of a many-NIC plan fall in as many subgroups of one change each.
+    heads, memo = {}, {}
     for rule, why, subgroups in groups(changes):
         out.append("  " + s("bold", elide(rule, WIDTH - 2)))
         for members in subgroups:
             c = members[0]
-            fl = flags(c)
-            tail = ("   [" + ", ".join(fl) + "]") if fl else ""
-            room = WIDTH - 15 - len(tail) - len(" -> ")
-            current = elide(value(c.current), min(25, room // 2))
-            change = "%s -> %s" % (current, s("bold", elide(value(c.desired), room - len(current))))
+            head_key = (c.scope, bool(c.reboot_required), bool(c.restart_required), c.risk)
+            head = heads.get(head_key)
+            if head is None:
+                fl = flags(c)
+                tail = ("   [" + ", ".join(fl) + "]") if fl else ""
+                head = heads[head_key] = (s(c.scope, "%-10s" % c.scope), tail, WIDTH - 15 - len(tail) - len(" -> "))
+            label, tail, room = head
+            current = _shown(memo, c.current, min(25, room // 2))
+            change = "%s -> %s" % (current, s("bold", _shown(memo, c.desired, room - len(current))))
             if len(members) == 1:
-                out.append("    %s %s" % (s(c.scope, "%-10s" % c.scope), elide(c.target, WIDTH - 15, middle=False)))
+                out.append("    %s %s" % (label, elide(c.target, WIDTH - 15, middle=False)))
             else:
-                out.append("    %s %d targets:" % (s(c.scope, "%-10s" % c.scope), len(members)))
+                out.append("    %s %d targets:" % (label, len(members)))
                 out.extend(wrap(clean(targets_text([m.target for m in members])), " " * 15).splitlines())
             out.append("               %s%s" % (change, tail))
         if why:
