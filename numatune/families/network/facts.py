@@ -90,13 +90,18 @@ def bus_device(root, dev):
     parent when ``device`` is a virtio device (virtio-net: virtioN has no
     numa_node, local_cpulist or msi_irqs; its PCI function has them, as seen
     on a real 6.1 kernel in the QEMU lab)."""
+    return _bus_device(root, dev)[0]
+
+
+def _bus_device(root, dev):
+    """(bus_device(root, dev), whether that is ``dev`` itself rather than its parent)."""
     real = root.realpath(dev)
     parent = os.path.dirname(real)
     # The name first: only a virtio device costs the two stats.
     if _VIRTIO.match(os.path.basename(real)) and not root.exists(real + "/numa_node") \
             and root.exists(parent + "/numa_node"):
-        return parent
-    return real
+        return parent, False
+    return real, True
 
 
 def _value(text):
@@ -108,13 +113,16 @@ def read_interface(root, name):
     base = "%s/%s" % (NET_DIR, name)
     has_device = root.exists(base + "/device")
     driver = root.readlink(base + "/device/driver")
-    dev = bus_device(root, base + "/device") if has_device else base + "/device"
+    dev, own = _bus_device(root, base + "/device") if has_device else (base + "/device", True)
+    # The device's files through its link, the directory exists() opened and keeps (by its real
+    # path it was opened a second time); a virtio device's PCI function, its parent, by its path.
+    at = base + "/device" if own else dev
     master = root.readlink(base + "/master")
     pci = os.path.basename(dev) if has_device else None
     queues = root.listdir(base + "/queues")
     # Each directory's files in one go (Root.read_texts), cleaned as read_value cleans one.
     own = {k: _value(v) for k, v in root.read_texts(base, ("mtu", "operstate", "speed", "address", "type")).items()}
-    pcif = {k: _value(v) for k, v in root.read_texts(dev, ("numa_node", "local_cpulist", "irq")).items()} \
+    pcif = {k: _value(v) for k, v in root.read_texts(at, ("numa_node", "local_cpulist", "irq")).items()} \
         if has_device else {}
     info = {
         "name": name,
@@ -131,7 +139,7 @@ def read_interface(root, name):
         "local_cpus": parse_cpulist(pcif["local_cpulist"]) if has_device else [],
         "rx_queues": len([q for q in queues if q.startswith("rx-")]),
         "tx_queues": len([q for q in queues if q.startswith("tx-")]),
-        "msi_irqs": sorted(root.listdir(dev + "/msi_irqs"), key=lambda x: _int(x, 0)),
+        "msi_irqs": sorted(root.listdir(at + "/msi_irqs"), key=lambda x: _int(x, 0)),
         "legacy_irq": pcif["irq"] if has_device else None,
         "master": os.path.basename(master) if master else None,
         "bonding": None,
