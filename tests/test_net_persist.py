@@ -112,3 +112,27 @@ def test_a_value_quoted_whole_is_read_without_shlex(monkeypatch):
     text = "DEVICE=eth0\nETHTOOL_OPTS=\"-C eth0 rx-usecs 0; -G eth0 rx 4096\"\nMTU='9000'\n"
     assert netconf.ifcfg_get(text) == {"DEVICE": "eth0", "ETHTOOL_OPTS": "-C eth0 rx-usecs 0; -G eth0 rx 4096",
                                        "MTU": "9000"}
+
+
+def _has_by_editing(text, want, ifname):
+    """ifcfg_has by its definition: the edit changes no variable's value."""
+    now = netconf.ifcfg_get(text)
+    return netconf.ifcfg_get(netconf.ifcfg_edit(text, ifname, want)) == now
+
+
+_IFCFG_BITS = ["MTU=1500", "MTU=9000", "MTU='9000'", "ETHTOOL_OPTS=\"-C eth0 rx-usecs 0\"",
+               "ETHTOOL_OPTS='-C eth0 rx-usecs 0; -G eth0 rx 4096'", "ETHTOOL_OPTS=", "  MTU=9000",
+               "DEVICE=eth0", "# MTU=9000", "NAME=eth0", "ONBOOT=yes", "", "x", "MTU", "\r", "\u2028"]
+_WANTS = [{"mtu": {"mtu": 9000}}, {"coalesce": {"rx-usecs": 0}}, {"ring": {"rx": 4096}},
+          {"mtu": {"mtu": 9000}, "coalesce": {"rx-usecs": 0}}, {"rx_flow_hash": {"udp4": "sdfn"}}]
+
+
+@given(st.lists(st.sampled_from(_IFCFG_BITS), max_size=8).map("\n".join), st.sampled_from(_WANTS))
+def test_ifcfg_has_answers_as_editing_the_file(text, want):
+    """A variable the file lacks answers "not kept" without the edit and a second parse (#38)."""
+    assert netconf.ifcfg_has(text, want, "eth0") == _has_by_editing(text, want, "eth0")
+
+
+def test_a_file_lacking_a_variable_is_not_edited_to_know_it(monkeypatch):
+    monkeypatch.setattr(netconf, "ifcfg_set", lambda *a, **k: pytest.fail("edited the file"))
+    assert not netconf.ifcfg_has("DEVICE=eth0\nMTU=1500\n", {"coalesce": {"rx-usecs": 0}}, "eth0")

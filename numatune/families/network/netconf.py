@@ -110,6 +110,7 @@ def nm_wanted(want, link_type=1):
 # -- ifcfg --------------------------------------------------------------------
 
 _IFCFG_LINE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What makes shlex.split do more than split on its blanks (space, tab, CR, LF):
 # quotes, escapes and comments. A value without them splits the same in C.
 _SHELL_SPECIAL = re.compile(r"[\"'\\#]")
@@ -212,7 +213,13 @@ def ifcfg_has(text, want, ifname):
     """Whether an ifcfg file already keeps every wanted setting: editing it
     would change no variable's value."""
     now = ifcfg_get(text)   # parsed once: ifcfg_edit would parse it again (256 NICs' files)
-    return ifcfg_get(ifcfg_set(text, ifcfg_wanted(want, ifname, now.get("ETHTOOL_OPTS")))) == now
+    variables = ifcfg_wanted(want, ifname, now.get("ETHTOOL_OPTS"))
+    # A variable the file lacks, the edit adds (a line of its own, read back as that variable): the file
+    # does not keep the settings, known without editing it and parsing it again (256 NICs' files
+    # without ETHTOOL_OPTS).
+    if any(v is not None and k not in now and _IDENT.fullmatch(k) for k, v in variables.items()):
+        return False
+    return ifcfg_get(ifcfg_set(text, variables)) == now
 
 
 def nm_has(text, settings):
