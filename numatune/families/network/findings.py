@@ -42,7 +42,7 @@ def remote_irqs(name, info, topology):
 def findings(data, net, topology, wanted):
     ifaces = net["interfaces"]
     cpu_node = _node_of_cpu(topology)
-    per_node, per_cpu = {}, []
+    per_node, counts = {}, []
     said = {}   # each CPU list's text made once for all NICs (a few CPUs serve thousands of IRQs)
     for name in sorted(wanted):
         info = ifaces[name]
@@ -53,9 +53,10 @@ def findings(data, net, topology, wanted):
                           rule=",".join(wanted[name][3]),
                           message="%s sits on node %d but its IRQs are served on other nodes: %s; set "
                                   "irq_affinity = \"local-node\"" % (name, info["numa_node"], irqs))
-        per_cpu = [sum(col) for col in zip_longest(per_cpu, *(state.get("counts") or [] for state in
-                                                                info.get("irqs", {}).values()), fillvalue=0)]
-    # Per CPU first (columns summed in C), then per node: the same sums as IRQ by IRQ, CPU by CPU.
+        counts += [state.get("counts") or [] for state in info.get("irqs", {}).values()]
+    # Per CPU first (columns summed in C, every NIC's IRQs at once), then per node: the same sums as
+    # IRQ by IRQ, CPU by CPU.
+    per_cpu = [sum(col) for col in zip_longest(*counts, fillvalue=0)]
     for cpu, count in enumerate(per_cpu):
         if count and cpu in cpu_node:
             per_node[cpu_node[cpu]] = per_node.get(cpu_node[cpu], 0) + count
