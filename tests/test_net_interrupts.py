@@ -4,7 +4,7 @@ converting every count gives, and a line whose counts are not all numbers reads 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from numatune.families.network.facts import parse_interrupts
+from numatune.families.network.interrupts import parse_interrupts
 
 
 def _every_count(text):

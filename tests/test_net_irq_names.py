@@ -1,7 +1,7 @@
 """A NIC's IRQs found by name in /proc/interrupts: the one-pass index finds what the per-NIC pattern finds."""
 from hypothesis import given, settings, strategies as st
 
-from numatune.families.network.facts import irqs_by_name, named_irqs, nic_irqs
+from numatune.families.network.interrupts import irqs_by_name, named_irqs, nic_irqs
 
 _PIECES = ["eth0", "eth1", "ens1f0", "bond0", "-", "_", "@", ":", ",", " ", "\t", "TxRx", "rx", "0", "1",
            "mlx5_comp3", "pci", "eth0-", "eth0@", "eth0_", "eth0:", "\u00a0", "e"]
