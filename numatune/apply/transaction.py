@@ -16,7 +16,7 @@ from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply import audit, journal_index
 from numatune.apply.begin_changes import compact
 from numatune.apply.journal import Journal, Transaction, new_txid
-from numatune.apply.journal_records import batch_record
+from numatune.apply.journal_records import batch_record, intents_record
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -192,8 +192,9 @@ class _GroupCommit:
         for changes, write, kind, op in batch:
             self.seq += 1
             intents.append((self.seq, changes, write, kind, op))
-        self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
-                                  for seq, changes, _, _, op in intents])
+        # One record, one checksum for the batch's intents (journal_records.py), fsynced before any write.
+        self.journal.append_many([intents_record([{"seq": seq, "change": changes[0].id, "op": op}
+                                                  for seq, changes, _, _, op in intents])])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]
         made = []
         try:
