@@ -133,6 +133,10 @@ class _GroupCommit:
         if write.kind == "file":
             self._add_file(change, write)
             return
+        as_file = _as_file(self.root, write)
+        if as_file is not None:
+            self._add_file(change, as_file, write)
+            return
         alone = write.kind not in BATCHABLE
         if alone or write.path in self._file_paths:
             self.flush()    # a command may read or change a pending file: the file first
@@ -156,8 +160,9 @@ class _GroupCommit:
         if alone:
             self.flush()
 
-    def _add_file(self, change, write):
-        self.current = (change, write)
+    def _add_file(self, change, write, named=None):
+        """``named``: the write the change made, when ``write`` is its file form (the error names it)."""
+        self.current = (change, named or write)
         try:
             path = self.root.realpath(write.path)
             entry = self._files.get(path)
@@ -170,7 +175,7 @@ class _GroupCommit:
                 entry[1].append(change)
         except BaseException:  # noqa: B902 -- as in add: what came before is made, then rolled back
             self.flush()
-            self.current = (change, write)
+            self.current = (change, named or write)
             raise
 
     def _merged_files(self):
@@ -215,6 +220,14 @@ class _GroupCommit:
         self.journal.append_many(_done(made), sync=False)
 
 
+def _as_file(root, write):
+    """A family kind's write in its file form (kinds.py: ``offline_file``), or None."""
+    if write.kind in appliers.GENERIC:
+        return None
+    to_file = getattr(appliers.KINDS[write.kind], "offline_file", None)
+    return to_file(root, write) if to_file is not None else None
+
+
 def _done(made):
     """The "done" of the writes ``made`` ([(seq, op)]): one record for the
     batch (a giant host's apply wrote 35,000 of one line each). A value or
@@ -241,6 +254,7 @@ def _journal_estimate(root, changes):
     total, merged = 0, set()
     for change in changes:
         for write in change.writes:
+            write = _as_file(root, write) or write
             total += 2048
             if write.kind == "file":
                 total += 3 * len(json.dumps(write.args, default=str))
