@@ -158,11 +158,20 @@ def parse_journal(data, name):
     return records, problems
 
 
+def _plain_intent(item):
+    """Whether an "intents" record's item is a usable intent at a glance (what
+    ``_bad`` asks of one, for JSON's own types): the others go through ``_bad``."""
+    op = item.get("op")
+    return type(item.get("seq")) is int and type(op) is dict and type(op.get("kind")) is str \
+        and type(op.get("path", "")) is str and "seqs" not in item and "afters" not in item
+
+
 def _add_intents(records, problems, record, where):
     """The intents of an intact "intents" record, each checked as an intent
     record is; one that is not usable costs only itself (its gap is seen)."""
-    for intent in expand(record):
-        why = _bad(intent)
+    for intent in record["intents"]:
+        intent["t"] = "intent"      # the parsed item itself, now an intent record
+        why = None if _plain_intent(intent) else _bad(intent)
         if why:
             problems.append("%s: %s" % (where, why))
             continue
