@@ -15,6 +15,7 @@ from conftest import REPO, run_cli, tree_digest, write
 from numatune.apply import file as files
 from numatune import engine
 from numatune.apply.journal import list_transactions
+from numatune.apply.journal_records import expand
 from numatune.policy.stack import load
 from numatune.root import Root
 
@@ -41,7 +42,7 @@ def _intent_pending(root_dir, suffix):
     for path in journal.glob("*.jsonl") if journal.is_dir() else []:
         records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         done = {s for r in records if r["t"] == "done" for s in r.get("seqs", [r["seq"]])}
-        for r in records:
+        for r in [i for record in records for i in expand(record)]:
             if r["t"] == "intent" and r["op"]["path"].endswith(suffix) and r["seq"] not in done:
                 return True
     return False

@@ -12,6 +12,7 @@ import time
 import pytest
 
 import fakehost
+import journal_lines
 from conftest import REPO, STATE, run_cli, tree_digest, write
 from numatune.apply import value
 from numatune.apply.journal import list_transactions
@@ -52,7 +53,7 @@ BAD_LINES = {
 def test_a_corrupt_journal_line_is_named_and_every_other_record_kept(cli, tmp_path, where):
     root, policy, before, journal = _applied(cli, tmp_path)
     lines = journal.read_bytes().splitlines()
-    intents = sum(1 for line in lines if b'"t": "intent"' in line)
+    intents = len(journal_lines.intents(journal_lines.records(journal)))
     at = 2 if where == "middle" else len(lines)
     bad = list(BAD_LINES.values())
     lines[at:at] = bad
@@ -139,7 +140,7 @@ def test_apply_with_nothing_to_change_still_refuses_an_interrupted_run(cli, tmp_
     root, policy, before, journal = _applied(cli, tmp_path)
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     # Cut the journal after the first intent: a run killed mid-way.
-    first = next(i for i, r in enumerate(records) if r["t"] == "intent")
+    first = next(i for i, r in enumerate(records) if r["t"] in ("intent", "intents"))
     journal.write_text("".join(json.dumps(r) + "\n" for r in records[:first + 1]))
     status, out, err = cli("plan", "--root", root, "--policy", policy)
     assert "no changes" in out.lower() or "compliant" in out.lower() or status == 0

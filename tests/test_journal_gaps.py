@@ -9,6 +9,7 @@ import pytest
 
 import fakehost
 from conftest import STATE, tree_digest, write
+from journal_lines import drop_intent, intents, text
 from numatune.apply.seal import line
 
 
@@ -32,16 +33,17 @@ def _rewrite(journal, keep):
 
 
 def _last_intent(journal):
-    return max(r["seq"] for r in _records(journal) if r["t"] == "intent")
+    return max(r["seq"] for r in intents(_records(journal)))
 
 
 @pytest.mark.parametrize("damage", ["intent", "intent-and-done"])
 def test_the_last_intent_lost_refuses_the_revert(cli, tmp_path, damage):
     root, before, applied, journal = _applied(cli, tmp_path)
     last = _last_intent(journal)
-    gone = {"intent"} if damage == "intent" else {"intent", "done"}
-    lost = next(r for r in _records(journal) if r["t"] == "intent" and r["seq"] == last)["op"]["path"]
+    gone = set() if damage == "intent" else {"done"}
+    lost = next(r for r in intents(_records(journal)) if r["seq"] == last)["op"]["path"]
     _rewrite(journal, lambda r: not (r["t"] in gone and r.get("seq") == last))
+    journal.write_text(text(drop_intent(_records(journal), last)))
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 2 and "intent %d missing" % last in err, (out, err)
     assert tree_digest(root) == applied
@@ -69,7 +71,7 @@ def test_a_write_made_whose_done_was_lost_is_restored(cli, tmp_path):
     # Cut at a record boundary after the intents: a run killed there. Every
     # target holds its intent's "after" (the writes were made): revert puts each back.
     root, before, applied, journal = _applied(cli, tmp_path)
-    _rewrite(journal, lambda r: r["t"] in ("begin", "intent"))
+    _rewrite(journal, lambda r: r["t"] in ("begin", "intent", "intents"))
     status, out, err = cli("revert", "--last", "--root", root)
     assert status == 0, (out, err)
     assert tree_digest(root) == before

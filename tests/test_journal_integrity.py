@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+import journal_lines
 from conftest import tree_digest
 from test_hostile_journal import _applied
 
@@ -16,12 +17,13 @@ def _lines(journal):
 
 
 def _flip_before_byte(records):
-    for r in records:
-        if r["t"] == "intent" and r["op"]["kind"] == "file" and r["op"]["before"].get("data"):
+    """The record (an intent's own, or its batch's) whose intent's bytes were flipped."""
+    for holder, r in journal_lines.holders(records):
+        if r["op"]["kind"] == "file" and r["op"]["before"].get("data"):
             data = bytearray(base64.b64decode(r["op"]["before"]["data"]))
             data[0] ^= 0x01
             r["op"]["before"]["data"] = base64.b64encode(bytes(data)).decode()
-            return r
+            return holder
     raise AssertionError("no file write with bytes before")
 
 
@@ -36,15 +38,14 @@ def test_a_journal_that_fails_its_check_restores_nothing(cli, tmp_path, how):
     applied = tree_digest(root)
     records = _lines(journal)
     if how == "changed-field":
-        intent = next(r for r in records if r["t"] == "intent" and r["op"]["kind"] == "value")
+        intent = next(r for _, r in journal_lines.holders(records) if r["op"]["kind"] == "value")
         intent["op"]["before"] = "12345"
     elif how == "changed-bytes-resealed":
         # The record's checksum made to match again: the bytes' own sha256 still tells.
         target = _flip_before_byte(records)
         records = [_resealed(r) if r is target else r for r in records]
     elif how == "dropped-intent":
-        intents = [i for i, r in enumerate(records) if r["t"] == "intent"]
-        del records[intents[1]]
+        records = journal_lines.drop_intent(records, journal_lines.intents(records)[1]["seq"])
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records) if how != "empty" else ""
     journal.write_text(text)
     status, out, err = cli("revert", "--last", "--root", root)
@@ -158,11 +159,11 @@ def test_a_forced_revert_never_restores_a_state_apply_made_in_between(cli, tmp_p
     root, policy, before, journal = _applied(cli, tmp_path, per_edit=True)
     applied = tree_digest(root)
     records = _lines(journal)
-    intents = [r for r in records if r["t"] == "intent"]
+    intents = journal_lines.intents(records)
     paths = [r["op"]["path"] for r in intents if r["op"]["kind"] == "file"]
     twice = next(p for p in paths if paths.count(p) > 1)
     first = next(r for r in intents if r["op"]["path"] == twice)
-    journal.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records if r is not first))
+    journal.write_text(journal_lines.text(journal_lines.drop_intent(records, first["seq"])))
     status, out, err = cli("revert", "--last", "--root", root, "--force")
     assert status == 1 and "older record of the journal is missing" in out, out + err
     after = tree_digest(root)

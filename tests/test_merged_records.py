@@ -18,6 +18,7 @@ import fakehost
 from conftest import STATE, tree_digest, write
 from numatune.apply.file import edit_bytes
 from numatune.apply.journal import JOURNAL_DIR, sealed
+from numatune.apply.journal_records import expand
 from numatune.root import Root
 
 OURS = "/etc/sysctl.d/90-numatune.conf"
@@ -35,7 +36,7 @@ def _journals(root):
 
 
 def _intents(path):
-    return [r for r in map(json.loads, open(path)) if r["t"] == "intent"]
+    return [i for r in map(json.loads, open(path)) for i in expand(r) if i["t"] == "intent"]
 
 
 @pytest.fixture

@@ -67,3 +67,13 @@ def test_a_value_file_with_two_names_is_still_refused_at_its_write(tmp_path):
     with pytest.raises(Exception, match="hard links"):
         value.perform(root, op)
     assert (tmp_path / "other").read_text() == "60\n"
+
+
+def test_a_value_undo_is_said_as_any_kind_s_undo_is():
+    # value.describe_undo formats without copying the op; the text is the generic one.
+    from numatune.apply import ops, value
+    op = {"kind": "value", "path": "/proc/sys/vm/x", "before": "1", "after": "always madvise [never]",
+          "format": "bracket"}
+    mine = value.describe_undo(op)
+    assert ops.describe_undo(op) == mine
+    assert mine == value.describe(dict(op, before=op["after"], after=op["before"])) + " restored"

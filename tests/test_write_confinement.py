@@ -16,6 +16,7 @@ import pytest
 
 import fakehost
 from conftest import REPO, STATE, _unpack, tree_digest, write
+from numatune.apply.journal_records import expand
 from numatune.apply.root_write import tmp_name
 from test_cpuset import linked  # noqa: F401 -- the fixture
 
@@ -56,8 +57,7 @@ def _targets(root, journal_dir):
     temporaries of whole-file writes, and numatune's own files."""
     names = set()
     for path in journal_dir.glob("*.jsonl"):
-        for line in path.read_text().splitlines():
-            record = json.loads(line)
+        for record in [i for line in path.read_text().splitlines() for i in expand(json.loads(line))]:
             if record.get("t") != "intent":
                 continue
             op = record["op"]

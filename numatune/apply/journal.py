@@ -5,6 +5,7 @@ announces, so a run killed at any point leaves enough to finish or undo it.
 Records, in order:
   begin      txid, time, command, policy, the planned changes (what a rule's share once: begin_changes.py)
   intent     seq, change id, the op (target, before, after)      fsynced, then the write
+  intents    seq, intents (a batch's intents, one checksum)      fsynced, then the writes
   done       seq[, seqs]                                          the writes returned (a batch at once)
   commit     writes (how many intents the run wrote)              apply and verify succeeded
   undo-begin reason ("rollback" after a failure, or "revert")
@@ -28,7 +29,7 @@ import errno
 import os
 import re
 
-from numatune.apply.journal_records import (REQUIRED, blocking, parse_journal,  # noqa: F401 -- re-exported
+from numatune.apply.journal_records import (REQUIRED, blocking, expand, parse_journal,  # noqa: F401 -- re-exported
                                             seqs_of)
 from numatune.apply.seal import _sum, line, sealed  # noqa: F401 -- _sum, sealed: re-exported
 from numatune.apply.state_dir import fsync_dir, open_state_file
@@ -140,15 +141,18 @@ class Journal:
         again, and undo records use held room only."""
         if not records:
             return
-        self._append_lines([line(r) for r in records], [r.get("t") for r in records], sync)
-        self.appended += records
+        self._append_lines([line(r) for r in records], [r.get("t") for r in records], sync,
+                           sum(len(r["intents"]) for r in records if r.get("t") == "intents"))
+        for r in records:
+            self.appended += expand(r)
 
-    def _append_lines(self, chunks, kinds, sync=True):
-        """``append_many`` of records already encoded (``chunks``, their types ``kinds``)."""
+    def _append_lines(self, chunks, kinds, sync=True, grouped=0):
+        """``append_many`` of records already encoded (``chunks``, their types
+        ``kinds``; ``grouped``: the intents their "intents" records hold)."""
         if self._fd is None:
             self.open()
         data = b"".join(chunks)
-        intents = kinds.count("intent")
+        intents = kinds.count("intent") + grouped
         undo_bytes = sum(len(c) for c, k in zip(chunks, kinds) if k in UNDO_RECORDS)
         extra = intents * (UNDO_ROOM + DONE_ROOM)
         if undo_bytes < len(data):
@@ -268,6 +272,9 @@ class Transaction:
         t = r.get("t")
         if t == "intent":
             self.ops[r["seq"]] = r
+        elif t == "intents":
+            for intent in expand(r):
+                self.add(intent)
         elif t == "done":
             self.done.update(seqs_of(r))
             if "after" in r:

@@ -7,6 +7,14 @@ of them (group commit: the "done" of a batch of writes, the "undoing" and
 the outcomes of a batch of undos) also lists them all in ``seqs``, ``seq``
 being the first. Journals written before batched records name one write
 per record, and read the same.
+
+The intents of a batch are one "intents" record (``intents``: each write's
+seq, change and op; ``seq``: the first's), with one checksum: a giant
+host's apply sealed 35,000 intent records one by one, and revert checked
+each. It is written and fsynced whole before any of its writes, as a
+batch's intent records were; a reader expands it into the "intent"
+records it holds, so everything after parsing sees intents as before (a
+journal of one record per intent reads the same).
 """
 import base64
 import hashlib
@@ -15,10 +23,25 @@ import json
 from numatune.apply.seal import intact
 
 # Fields a record must have to be understood; seq is an int everywhere.
-REQUIRED = {"intent": ("seq", "op"), "done": ("seq",), "undoing": ("seq",), "undone": ("seq",),
-            "skipped": ("seq",), "failed": ("seq",)}
+REQUIRED = {"intent": ("seq", "op"), "intents": ("seq", "intents"), "done": ("seq",), "undoing": ("seq",),
+            "undone": ("seq",), "skipped": ("seq",), "failed": ("seq",)}
 # The records that may name a batch of writes in ``seqs``.
 BATCHED = ("done", "undoing", "undone", "skipped")
+
+
+def intents_record(intents):
+    """The journal record of a batch's ``intents`` (each {"seq", "change",
+    "op"}, in order): an "intent" record when alone, else one "intents" record."""
+    if len(intents) == 1:
+        return dict(intents[0], t="intent")
+    return {"t": "intents", "seq": intents[0]["seq"], "intents": intents}
+
+
+def expand(record):
+    """The "intent" records an "intents" record holds ([record] for any other)."""
+    if record.get("t") != "intents":
+        return [record]
+    return [dict(item, t="intent") for item in record["intents"]]
 
 
 def seqs_of(record):
@@ -77,6 +100,11 @@ def _bad(record):
     if afters is not None and (kind != "done" or not isinstance(afters, dict)
                                or not all(k.isdigit() and k.isascii() and int(k) in seqs_of(record) for k in afters)):
         return "%s record with afters that are not its writes' values" % kind
+    if kind == "intents":
+        many = record.get("intents")
+        if not isinstance(many, list) or not many or not all(isinstance(i, dict) for i in many) \
+                or many[0].get("seq") != record["seq"]:
+            return "intents record without a list of intents starting at its seq"
     if kind == "intent" and not (isinstance(record["op"], dict) and isinstance(record["op"].get("kind"), str)
                                  and isinstance(record["op"].get("path", ""), str)):
         return "intent record with an unusable op"
@@ -113,6 +141,9 @@ def parse_journal(data, name):
             problems.append("%s:%d: %s record without a checksum in a journal whose records have one"
                             % (name, number, record["t"]))
             continue
+        if record["t"] == "intents":
+            _add_intents(records, problems, record, "%s:%d" % (name, number))
+            continue
         why = _data_mismatch(record["op"]) if record["t"] == "intent" else None
         if why:
             problems.append("%s:%d: intent %s: %s" % (name, number, record["seq"], why))
@@ -125,6 +156,30 @@ def parse_journal(data, name):
         problems.append("%s: intent %s missing (a gap in the sequence numbers)"
                         % (name, ", ".join(map(str, missing[:10]))))
     return records, problems
+
+
+def _plain_intent(item):
+    """Whether an "intents" record's item is a usable intent at a glance (what
+    ``_bad`` asks of one, for JSON's own types): the others go through ``_bad``."""
+    op = item.get("op")
+    return type(item.get("seq")) is int and type(op) is dict and type(op.get("kind")) is str \
+        and type(op.get("path", "")) is str and "seqs" not in item and "afters" not in item
+
+
+def _add_intents(records, problems, record, where):
+    """The intents of an intact "intents" record, each checked as an intent
+    record is; one that is not usable costs only itself (its gap is seen)."""
+    for intent in record["intents"]:
+        intent["t"] = "intent"      # the parsed item itself, now an intent record
+        why = None if _plain_intent(intent) else _bad(intent)
+        if why:
+            problems.append("%s: %s" % (where, why))
+            continue
+        why = _data_mismatch(intent["op"])
+        if why:
+            problems.append("%s: intent %s: %s" % (where, intent["seq"], why))
+            continue
+        records.append(intent)
 
 
 def _missing_intents(records):

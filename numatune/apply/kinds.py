@@ -8,6 +8,9 @@
 ``current_sides(root, op)``     optional: (holds "before", holds "after") from one read.
 ``release(op)``                 optional: frees what current_sides held for a restore
                                 (called for every op of an undo batch once it is done).
+``offline_file(root, write)``   optional: the write as a "file" write (an editor of one
+                                file) where it is one, else None; apply then merges it
+                                with the transaction's other edits of that file.
 
 An op is a JSON-able dict written to the journal before ``perform`` runs.
 """

@@ -16,7 +16,7 @@ from numatune.apply.interrupt import HeldInterrupt
 from numatune.apply import audit, journal_index
 from numatune.apply.begin_changes import compact
 from numatune.apply.journal import Journal, Transaction, new_txid
-from numatune.apply.journal_records import batch_record
+from numatune.apply.journal_records import batch_record, intents_record
 # Re-exported: the CLI, confirm window and tests import these from here.
 from numatune.apply.ops import (BATCH, BATCHABLE, VerifyError, _describe, _error_text, _new_batch,  # noqa: F401
                                 _now, _one_line, _reason, describe_undo)
@@ -133,6 +133,10 @@ class _GroupCommit:
         if write.kind == "file":
             self._add_file(change, write)
             return
+        as_file = _as_file(self.root, write)
+        if as_file is not None:
+            self._add_file(change, as_file, write)
+            return
         alone = write.kind not in BATCHABLE
         if alone or write.path in self._file_paths:
             self.flush()    # a command may read or change a pending file: the file first
@@ -156,8 +160,9 @@ class _GroupCommit:
         if alone:
             self.flush()
 
-    def _add_file(self, change, write):
-        self.current = (change, write)
+    def _add_file(self, change, write, named=None):
+        """``named``: the write the change made, when ``write`` is its file form (the error names it)."""
+        self.current = (change, named or write)
         try:
             path = self.root.realpath(write.path)
             entry = self._files.get(path)
@@ -170,7 +175,7 @@ class _GroupCommit:
                 entry[1].append(change)
         except BaseException:  # noqa: B902 -- as in add: what came before is made, then rolled back
             self.flush()
-            self.current = (change, write)
+            self.current = (change, named or write)
             raise
 
     def _merged_files(self):
@@ -192,8 +197,9 @@ class _GroupCommit:
         for changes, write, kind, op in batch:
             self.seq += 1
             intents.append((self.seq, changes, write, kind, op))
-        self.journal.append_many([{"t": "intent", "seq": seq, "change": changes[0].id, "op": op}
-                                  for seq, changes, _, _, op in intents])
+        # One record, one checksum for the batch's intents (journal_records.py), fsynced before any write.
+        self.journal.append_many([intents_record([{"seq": seq, "change": changes[0].id, "op": op}
+                                                  for seq, changes, _, _, op in intents])])
         self.announced += [(seq, op) for seq, _, _, _, op in intents]
         made = []
         try:
@@ -212,6 +218,14 @@ class _GroupCommit:
                 pass    # the rollback's records follow; a result missing only makes its undo forced
             raise
         self.journal.append_many(_done(made), sync=False)
+
+
+def _as_file(root, write):
+    """A family kind's write in its file form (kinds.py: ``offline_file``), or None."""
+    if write.kind in appliers.GENERIC:
+        return None
+    to_file = getattr(appliers.KINDS[write.kind], "offline_file", None)
+    return to_file(root, write) if to_file is not None else None
 
 
 def _done(made):
@@ -240,6 +254,7 @@ def _journal_estimate(root, changes):
     total, merged = 0, set()
     for change in changes:
         for write in change.writes:
+            write = _as_file(root, write) or write
             total += 2048
             if write.kind == "file":
                 total += 3 * len(json.dumps(write.args, default=str))

@@ -203,3 +203,8 @@ def restore(root, op):
 
 def describe(op):
     return "%s: %s %s %s" % (op["path"], shown(op["before"]), ARROW, shown(op["after"]))
+
+
+def describe_undo(op):
+    # What ops.describe_undo says of any kind, without a copy of each op (a giant host's revert restores 35,000).
+    return "%s: %s %s %s restored" % (op["path"], shown(op["after"]), ARROW, shown(op["before"]))

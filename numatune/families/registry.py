@@ -59,7 +59,7 @@ DECLARED = (
              runs_for=("sysctl", "kernel", "cpu", "cpuset", "block"), editors=("tuned_line", "tuned_profile")),
     # IRQ affinity is planned again at each boot through the replay file (bootunit).
     Declared("network", ("network",), ("net", "bond"), needs=("bootunit",),
-             editors=("net_nm", "net_networkd", "net_ifcfg", "net_link", "net_ifcfg_bond"),
+             editors=("net_nm", "net_networkd", "net_ifcfg", "net_link", "net_ifcfg_bond", "net_ethtool"),
              write_kinds=("netdev",)),
     Declared("storage", ("storage",), ("block",), editors=("block_udev_rules", "multipath_section"),
              write_kinds=("blockattr", "multipath")),

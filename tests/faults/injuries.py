@@ -6,6 +6,7 @@ import random
 from conftest import STATE
 from trees import digest as tree_digest
 from numatune.apply.journal import sealed
+from numatune.apply.journal_records import expand
 from numatune.apply.root_write import tmp_name
 
 import campaign
@@ -25,8 +26,7 @@ def plant_names(case):
     temporary of each whole-file write, the lock, the journal directory and
     the journal's index."""
     names = set()
-    for line in _journal(case.applied).read_text().splitlines():
-        record = json.loads(line)
+    for record in [i for line in _journal(case.applied).read_text().splitlines() for i in expand(json.loads(line))]:
         if record.get("t") != "intent":
             continue
         op = record["op"]
@@ -122,7 +122,9 @@ UNDETECTABLE = ("truncate-line",)
 def _damage(data, how, rnd):
     lines = data.split(b"\n")[:-1]
     records = [json.loads(line) for line in lines]
-    intents = [i for i, r in enumerate(records) if r["t"] == "intent"]
+    # (line, intent): an intent record's own line, or each intent a batch's "intents" record holds.
+    intents = [(i, item) for i, r in enumerate(records)
+               for item in ([r] if r["t"] == "intent" else r["intents"] if r["t"] == "intents" else [])]
     if how == "truncate":
         return data[:rnd.randrange(1, len(data) - 1)]
     if how == "truncate-line":
@@ -139,8 +141,7 @@ def _damage(data, how, rnd):
     elif how == "garbage":
         lines.insert(at, bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 200))).replace(b"\n", b" "))
     else:
-        i = rnd.choice(intents)
-        r = records[i]
+        i, r = rnd.choice(intents)
         op = r["op"]
         if how == "forge-field":
             # A hand edit: a value's before, a file's mode or its path, the checksum left as it was.
@@ -150,17 +151,15 @@ def _damage(data, how, rnd):
                 op["before"]["mode"] = 0o777
             else:
                 op["path"] = op["path"] + ".forged"
-            lines[i] = json.dumps(r, sort_keys=True).encode()
+            lines[i] = json.dumps(records[i], sort_keys=True).encode()     # the record holding it, unsealed
         elif how == "forge-bytes":
-            files = [j for j in intents if records[j]["op"]["kind"] == "file" and records[j]["op"]["before"].get("data")]
+            files = [(j, f) for j, f in intents if f["op"]["kind"] == "file" and f["op"]["before"].get("data")]
             if files:
-                r = records[rnd.choice(files)]
+                i, r = rnd.choice(files)
                 r["op"]["before"]["data"] = "Zm9yZ2VkCg=="    # "forged\n", its sha256 left as it was
-                r = sealed(r)
-                i = next(k for k in intents if records[k]["seq"] == r["seq"])
-            lines[i] = json.dumps(r, sort_keys=True).encode()
+            lines[i] = json.dumps(sealed(records[i]), sort_keys=True).encode()     # its record sealed again
         else:
-            r = dict(r, seq=max(records[j]["seq"] for j in intents) + 1, op=dict(op, path=op["path"] + ".forged"))
+            r = dict(r, t="intent", seq=max(f["seq"] for _, f in intents) + 1, op=dict(op, path=op["path"] + ".forged"))
             r["sum"] = "0123456789abcdef"
             lines.append(json.dumps(r, sort_keys=True).encode())
     return b"".join(line + b"\n" for line in lines)

@@ -21,7 +21,7 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"netdev": netdev},
+    check_policy=knob.check_policy, editors=dict(knob.EDITORS, **netdev.EDITORS), write_kinds={"netdev": netdev},
     facts_lines=facts_text.facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/net", r"^route$", False),
