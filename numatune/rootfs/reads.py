@@ -25,7 +25,7 @@ import _thread
 from collections import OrderedDict
 
 from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
-from numatune.rootfs.readfile import read_fd, text
+from numatune.rootfs.readfile import limit_for, read_fd, read_named, text
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
@@ -224,7 +224,7 @@ class Reads:
 
     def read_text(self, path, default=None):
         try:
-            return text(read_fd(self._open_read(path), path))
+            return text(read_named(self._open_read(path), path, "", limit_for(path)))
         except OSError:
             # Missing, or sysfs attributes that exist but cannot be read (EINVAL,
             # EIO, EACCES): "not available here", like missing ones.
@@ -238,6 +238,8 @@ class Reads:
                 raise ValueError("read_texts takes names in the directory, not paths: %r" % name)
         base = directory.rstrip("/") + "/"
         out = {}
+        # What read_fd would work out per file, once for the directory.
+        limit, flags, open_, decode = limit_for(base), _READ | self._nofollow, os.open, bytes.decode
         with self._dirs_lock:
             try:
                 dfd = self._dir(base.rstrip("/") or "/")[0]
@@ -246,19 +248,28 @@ class Reads:
             links = []
             for name in names:
                 try:
-                    fd = os.open(name, _READ | self._nofollow, dir_fd=dfd)
+                    fd = open_(name, flags, dir_fd=dfd)
                 except OSError as e:
                     out[name] = None
                     if e.errno == errno.ELOOP and self._nofollow:
                         links.append(name)
                     continue
                 try:
-                    out[name] = text(read_fd(fd, base + name))
+                    got = decode(read_named(fd, base, name, limit), "utf-8", "surrogateescape")
                 except OSError:
                     out[name] = None
+                    continue
+                # text(): universal newlines (no sysfs attribute has a "\r").
+                out[name] = got if "\r" not in got else text(got.encode("utf-8", "surrogateescape"))
         for name in links:      # a link: read by its whole path, inside the root
             out[name] = self.read_text(base + name)
         return out
+
+    def read_values(self, directory, names):
+        """{name: value or None} of one directory's one-value files, each as
+        read_value gives it (read as read_texts reads them)."""
+        return {name: None if got is None else got.replace("\x00", "").strip()
+                for name, got in self.read_texts(directory, names).items()}
 
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""
