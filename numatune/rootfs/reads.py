@@ -52,6 +52,9 @@ class Reads:
         # host directory -> [descriptor, its real host path or None, owning key], least recently used first
         self._dirs = OrderedDict()
         self._links = {}    # host directory -> the one it is (a link on the way resolved)
+        # Names that were links in a directory whose real path is not known (sysfs: each SCSI
+        # disk's "device"): the next such name is resolved whole at once, not tried by name first.
+        self._link_names = set()
         self._dirs_lock = _thread.allocate_lock()  # threading itself: a start-up cost for one lock
         # On the live root the kernel's own links are followed as they are (an attribute: read per file).
         self._nofollow = 0 if self.is_live else os.O_NOFOLLOW
@@ -116,7 +119,12 @@ class Reads:
         else:
             pfd, preal = self._dir(parent, hops)[:2]
             try:
-                fd = os.open(name, _DIR | self._nofollow, dir_fd=pfd)
+                if preal is None and name in self._link_names:
+                    # Most likely a link again (4,096 disks' "device"): a failed open by name, a
+                    # readlink and a raised OSError fewer. _open_whole confines it as below.
+                    fd = self._open_whole(directory)
+                else:
+                    fd = os.open(name, _DIR | self._nofollow, dir_fd=pfd)
                 real = (preal.rstrip("/") + "/" + name) if preal else None
             except OSError as e:
                 if not self._nofollow or e.errno not in (errno.ELOOP, errno.ENOTDIR):
@@ -127,6 +135,7 @@ class Reads:
                     raise e     # not a link: a file where a directory should be
                 if preal is None:
                     fd = self._open_whole(directory)
+                    self._link_names.add(name)
                 else:
                     to = posixpath.normpath(target if target.startswith("/") else preal + "/" + target)
                     to = "/" + to.lstrip("/")   # normpath keeps a leading "//"
