@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 import pytest
 
+from numatune.errors import HostError
 from numatune.model import Change, Write
 from numatune.root import Root
 
@@ -79,6 +80,30 @@ def test_read_texts_matches_read_text_file_by_file(root, live):
     r, base = (Root("/"), str(root)) if live else (Root(str(root)), "")
     assert r.read_texts(base + "/", names) == {n: r.read_text("%s/%s" % (base, n)) for n in names}
     assert r.read_texts(base + "/missing", ["a"]) == {"a": None}
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["root", "live"])
+def test_read_values_matches_read_value_file_by_file(root, live):
+    """The cpu and topology facts read a directory's one-value files together:
+    each as read_value gives it (NUL padding and blanks stripped, None when
+    missing or not a file)."""
+    names = sorted(CASES) + ["link", "dir", "missing"]
+    r, base = (Root("/"), str(root)) if live else (Root(str(root)), "")
+    assert r.read_values(base + "/", names) == {n: r.read_value("%s/%s" % (base, n)) for n in names}
+    assert r.read_values(base + "/missing", ["a"]) == {"a": None}
+
+
+def test_read_texts_refuses_a_file_past_its_limit_as_read_text_does(tmp_path):
+    # A directory's files are read without a path built per file (readfile.read_named): the
+    # limit and the one-line refusal are read_fd's, file by file.
+    (tmp_path / "sys/x").mkdir(parents=True)
+    (tmp_path / "sys/x/big").write_bytes(b"1" * (1024 * 1024 + 1))
+    (tmp_path / "sys/x/small").write_bytes(b"1\n")
+    r = Root(str(tmp_path))
+    for read in (lambda: r.read_text("/sys/x/big"), lambda: r.read_texts("/sys/x", ["small", "big"])):
+        with pytest.raises(HostError, match="/sys/x/big holds more than 1 MiB"):
+            read()
+    assert r.read_texts("/sys/x", ["small"]) == {"small": "1\n"}
 
 
 def test_read_texts_of_real_sysfs():

@@ -111,6 +111,10 @@ def nodes_with_memory(root, nodes):
     return [nid for nid, n in nodes.items() if (n.get("mem_total_kb") or 0) > 0]
 
 
+_TOPOLOGY_FILES = ("physical_package_id", "core_id", "die_id", "thread_siblings_list")
+_ID = re.compile(r"-?\d{1,9}")
+
+
 def read_cpus(root):
     """({cpu: topology ids}, online cpus), read once per run (several families ask)."""
     return read_once(root, "cpus", _read_cpus, root)
@@ -125,11 +129,13 @@ def _read_cpus(root):
             continue
         base = "%s/%s/topology" % (CPU_DIR, name)
         entry = {}
-        for field in ("physical_package_id", "core_id", "die_id"):
-            value = root.read_value("%s/%s" % (base, field))
-            if value is not None and re.fullmatch(r"-?\d{1,9}", value):
+        # A CPU's topology files in one go (Root.read_values: the directory opened once; 480 CPUs).
+        texts = root.read_values(base, _TOPOLOGY_FILES)
+        for field in _TOPOLOGY_FILES[:3]:
+            value = texts[field]
+            if value is not None and _ID.fullmatch(value):
                 entry[field] = int(value)
-        siblings = root.read_value(base + "/thread_siblings_list")
+        siblings = texts["thread_siblings_list"]
         if siblings is not None:
             entry["threads"] = _parsed(parse_cpulist, root, base + "/thread_siblings_list", siblings)
         else:

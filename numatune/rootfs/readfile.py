@@ -48,6 +48,11 @@ def too_big(path, limit):
                      "check the file (a runaway or planted file?); nothing was changed")
 
 
+def limit_for(path):
+    """What host file ``path`` can sensibly hold, by where it lives."""
+    return _SYS_LIMIT if path.startswith("/sys/") else _PROC_LIMIT if path.startswith("/proc/") else DEFAULT_LIMIT
+
+
 def read_fd(fd, path, limit=None, st=None, keep=False):
     """The bytes of the file open on ``fd`` (closed here unless ``keep``), at
     most ``limit``; ``st`` is its fstat when the caller has it.
@@ -64,8 +69,7 @@ def read_fd(fd, path, limit=None, st=None, keep=False):
                 raise IsADirectoryError(21, "is a directory", path)   # read as missing, as before
             raise refuse_kind(path, st.st_mode)
         if limit is None:
-            limit = _SYS_LIMIT if path.startswith("/sys/") else _PROC_LIMIT if path.startswith("/proc/") \
-                else DEFAULT_LIMIT
+            limit = limit_for(path)
         size = st.st_size
         if size > limit:
             raise too_big(path, limit)
@@ -74,21 +78,45 @@ def read_fd(fd, path, limit=None, st=None, keep=False):
         # holds and procfs 0, so those are read to the end.
         if not data or len(data) == size:
             return data
-        chunks, total = [data], len(data)
-        if total > limit:
-            raise too_big(path, limit)
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                raise too_big(path, limit)
-            chunks.append(chunk)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return _rest(fd, data, path, limit)
     finally:
         if not keep:
             os.close(fd)
+
+
+def _rest(fd, data, path, limit):
+    """``data`` and what ``fd`` holds after it, at most ``limit`` in all."""
+    chunks, total = [data], len(data)
+    if total > limit:
+        raise too_big(path, limit)
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > limit:
+            raise too_big(path, limit)
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_named(fd, directory, name, limit):
+    """read_fd(fd, directory + name, limit), the path built only when it is
+    needed: a giant host's plan reads 90,000 sysfs attributes of a few
+    bytes, a dozen names of one directory at a time (Root.read_texts), and
+    one read gives each whole. Whatever is not that (not a regular file,
+    too big, more to read) goes the way read_fd goes."""
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if not _ISREG(st.st_mode) or size > limit:
+            return read_fd(fd, directory + name, limit, st, keep=True)
+        data = os.read(fd, 65536 if size < 65536 else size + 1)
+        if not data or len(data) == size:
+            return data
+        return _rest(fd, data, directory + name, limit)
+    finally:
+        os.close(fd)
 
 
 def read_path(path, limit):

@@ -25,7 +25,7 @@ import _thread
 from collections import OrderedDict
 
 from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
-from numatune.rootfs.readfile import read_fd, text
+from numatune.rootfs.readfile import limit_for, read_fd, read_named, text
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
@@ -52,6 +52,9 @@ class Reads:
         # host directory -> [descriptor, its real host path or None, owning key], least recently used first
         self._dirs = OrderedDict()
         self._links = {}    # host directory -> the one it is (a link on the way resolved)
+        # Names that were links in a directory whose real path is not known (sysfs: each SCSI
+        # disk's "device"): the next such name is resolved whole at once, not tried by name first.
+        self._link_names = set()
         self._dirs_lock = _thread.allocate_lock()  # threading itself: a start-up cost for one lock
         # On the live root the kernel's own links are followed as they are (an attribute: read per file).
         self._nofollow = 0 if self.is_live else os.O_NOFOLLOW
@@ -116,7 +119,12 @@ class Reads:
         else:
             pfd, preal = self._dir(parent, hops)[:2]
             try:
-                fd = os.open(name, _DIR | self._nofollow, dir_fd=pfd)
+                if preal is None and name in self._link_names:
+                    # Most likely a link again (4,096 disks' "device"): a failed open by name, a
+                    # readlink and a raised OSError fewer. _open_whole confines it as below.
+                    fd = self._open_whole(directory)
+                else:
+                    fd = os.open(name, _DIR | self._nofollow, dir_fd=pfd)
                 real = (preal.rstrip("/") + "/" + name) if preal else None
             except OSError as e:
                 if not self._nofollow or e.errno not in (errno.ELOOP, errno.ENOTDIR):
@@ -127,6 +135,7 @@ class Reads:
                     raise e     # not a link: a file where a directory should be
                 if preal is None:
                     fd = self._open_whole(directory)
+                    self._link_names.add(name)
                 else:
                     to = posixpath.normpath(target if target.startswith("/") else preal + "/" + target)
                     to = "/" + to.lstrip("/")   # normpath keeps a leading "//"
@@ -224,7 +233,7 @@ class Reads:
 
     def read_text(self, path, default=None):
         try:
-            return text(read_fd(self._open_read(path), path))
+            return text(read_named(self._open_read(path), path, "", limit_for(path)))
         except OSError:
             # Missing, or sysfs attributes that exist but cannot be read (EINVAL,
             # EIO, EACCES): "not available here", like missing ones.
@@ -238,6 +247,8 @@ class Reads:
                 raise ValueError("read_texts takes names in the directory, not paths: %r" % name)
         base = directory.rstrip("/") + "/"
         out = {}
+        # What read_fd would work out per file, once for the directory.
+        limit, flags, open_, decode = limit_for(base), _READ | self._nofollow, os.open, bytes.decode
         with self._dirs_lock:
             try:
                 dfd = self._dir(base.rstrip("/") or "/")[0]
@@ -246,19 +257,28 @@ class Reads:
             links = []
             for name in names:
                 try:
-                    fd = os.open(name, _READ | self._nofollow, dir_fd=dfd)
+                    fd = open_(name, flags, dir_fd=dfd)
                 except OSError as e:
                     out[name] = None
                     if e.errno == errno.ELOOP and self._nofollow:
                         links.append(name)
                     continue
                 try:
-                    out[name] = text(read_fd(fd, base + name))
+                    got = decode(read_named(fd, base, name, limit), "utf-8", "surrogateescape")
                 except OSError:
                     out[name] = None
+                    continue
+                # text(): universal newlines (no sysfs attribute has a "\r").
+                out[name] = got if "\r" not in got else text(got.encode("utf-8", "surrogateescape"))
         for name in links:      # a link: read by its whole path, inside the root
             out[name] = self.read_text(base + name)
         return out
+
+    def read_values(self, directory, names):
+        """{name: value or None} of one directory's one-value files, each as
+        read_value gives it (read as read_texts reads them)."""
+        return {name: None if got is None else got.replace("\x00", "").strip()
+                for name, got in self.read_texts(directory, names).items()}
 
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""

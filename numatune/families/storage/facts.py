@@ -117,6 +117,15 @@ def _real(root, path):
 DEV_BLOCK = "/sys/dev/block"
 
 
+def _normjoin(base, link):
+    """os.path.normpath(os.path.join(base, link)) with join's rules written
+    out: two links a device (10,000 on a giant host), and join's generic
+    path cost as much as the normalizing."""
+    if not link.startswith("/"):
+        link = base + link if not base or base.endswith("/") else base + "/" + link
+    return os.path.normpath(link)
+
+
 def block_index(root):
     """{name: (major:minor, real sysfs path, is a partition)} of every block
     device, from one listing of /sys/dev/block and one readlink per entry:
@@ -127,7 +136,7 @@ def block_index(root):
     for dev in root.listdir(DEV_BLOCK):
         target = root.readlink("%s/%s" % (DEV_BLOCK, dev))
         if target is not None:
-            real = os.path.normpath(os.path.join(DEV_BLOCK, target))
+            real = _normjoin(DEV_BLOCK, target)
             found[real.rpartition("/")[2]] = (dev, real)
     # A partition lives in its disk's directory (sda/sda1, nvme0n1/nvme0n1p1); the path is
     # absolute and normalized, so its last two parts are those of os.path.dirname/basename.
@@ -185,7 +194,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
         vendor, model, wwid = _clean(scsi["vendor"]), _clean(scsi["model"]), _clean(scsi["wwid"])
         link = root.readlink(path + "/device") if known else None
         if link is not None:
-            parent = (os.path.normpath(os.path.join(real, link)), scsi["numa_node"])
+            parent = (_normjoin(real, link), scsi["numa_node"])
     sectors = _int(_clean(root.read_text(path + "/size") if size is False else size))
     queue = root.read_texts(path + "/queue", queue_names)
     if read is not None:

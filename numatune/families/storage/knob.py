@@ -240,9 +240,18 @@ def _ids(dev, attr, index):
     return "block.live:%s:%s" % (dev["name"], attr), "block[%d].%s" % (index, attr)
 
 
-def _live(dev, attr, value, rule, index, via, scheduler_switch):
+def _shared(attr, value, rule, index):
+    """What a rule's setting is the same for on each device it selects, worked
+    out once per setting, not per device (35,000 settings on a giant host):
+    its floor, rule key, why and the target's attribute part."""
+    return (floor_of(value), "block[%d].%s" % (index, attr), rule.get("why", ""),
+            attr if attr in SCSI_ATTRS else "queue/" + attr)
+
+
+def _live(dev, attr, value, rule, index, via, scheduler_switch, shared=None):
     """The one change or finding of a device's setting, or None when it is
-    compliant (a plain function, not a generator: 40,000 settings on a giant host)."""
+    compliant (a plain function, not a generator: 40,000 settings on a giant host).
+    ``shared``: _shared() of the setting, when the caller keeps it."""
     # Ids and texts are formatted only for what is not compliant: a compliant
     # giant host (the usual `check`) has 30,000 settings that need none.
     if attr == "scheduler":
@@ -264,6 +273,7 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
                           writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
                                         args={"coupled": [sysfs + "nr_requests"]})])
         return None
+    floor, rule_key, why, attr_part = shared or _shared(attr, value, rule, index)
     setting = dev.get("settings", {}).get(attr) or {}
     current = setting.get("value")
     if current is None:
@@ -279,12 +289,11 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
             raise PolicyError("block[%d]: max_sectors_kb = %s is above %s's max_hw_sectors_kb %s"
                               % (index, value, dev["name"], hw),
                               "the device cannot take larger requests: use at most %s" % hw)
-    floor = floor_of(value)
     if floor is not None:
         # at_least: a host value already higher is the one to keep (and to write back after a scheduler
         # switch resets nr_requests). A value that is not a number is left alone, and said so.
         if not current.strip().isdigit():
-            cid, rule_key = _ids(dev, attr, index)
+            cid = "block.live:%s:%s" % (dev["name"], attr)
             return Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
                            message="%s %s reads %r, not a number to compare with at_least %d: not set"
                                    % (dev["name"], attr, current, floor))
@@ -292,14 +301,19 @@ def _live(dev, attr, value, rule, index, via, scheduler_switch):
     # Switching the scheduler resets nr_requests, so it is written again after.
     if current == value and not (attr == "nr_requests" and scheduler_switch):
         return None
-    cid, rule_key = _ids(dev, attr, index)
-    write = Write(kind="value", path=setting["path"], value=value)
+    name = dev["name"]
+    path = setting["path"]
     risk = "low"
     if attr == "cache_type":
         risk = "high"
-        write = Write(kind="blockattr", path=setting["path"], value=value, args={"prefix": "temporary "})
-    return Change(id=cid, area="storage", target=_target(dev, attr, via), current=current, desired=value,
-                  scope="live", action="write %s" % setting["path"], why=rule.get("why", ""), rule=rule_key,
+        write = Write(kind="blockattr", path=path, value=value, args={"prefix": "temporary "})
+    else:
+        write = Write(kind="value", path=path, value=value)
+    # _ids() and _target(), with what the setting shares formatted once.
+    return Change(id="block.live:%s:%s" % (name, attr), area="storage",
+                  target="%s (path of %s) %s" % (name, via, attr_part) if via else "%s %s" % (name, attr_part),
+                  current=current, desired=value,
+                  scope="live", action="write " + path, why=why, rule=rule_key,
                   risk=risk, writes=[write],
                   # Queue settings off target cost throughput, not data: a warning. cache_type is data-loss risk.
                   drift_severity="" if attr == "cache_type" else "warning")
@@ -326,15 +340,21 @@ def diff(data, facts):
         vias.update(via)
     compliant = {i: True for i, *_ in per_rule}
     unset = {i: set() for i, *_ in per_rule}  # devices a rule leaves as they are (not offered, no such file)
+    shared = {}     # (attr, value, rule index) -> _shared()
     for name in sorted(assigned, key=_natural):
         dev = devices[name]
         attrs = assigned[name]
         switch = "scheduler" in attrs and resolve_scheduler(attrs["scheduler"][0], dev)[0] is not None
+        via = vias.get(name)
         for attr in ATTRS:
             if attr not in attrs:
                 continue
             value, index = attrs[attr]
-            item = _live(dev, attr, value, rules[index], index, vias.get(name), switch)
+            key = (attr, value, index)
+            got = shared.get(key)
+            if got is None:
+                got = shared[key] = _shared(attr, value, rules[index], index)
+            item = _live(dev, attr, value, rules[index], index, via, switch, got)
             if item is None:
                 continue
             if isinstance(item, Change):
