@@ -69,8 +69,9 @@ def main(argv=None):
             for name, cargs in commands.items():
                 runs.append((" ".join(py), "%s %s" % (label, name), py + ["-c", SCRIPT] + cargs, tenv))
     times = {(p, n): [] for p, n, _, _ in runs}
-    for _ in range(args.rounds):
-        for p, n, a, e in runs:
+    for i in range(args.rounds):
+        # Every other round backwards: no command always runs right after the same one.
+        for p, n, a, e in (runs if i % 2 == 0 else runs[::-1]):
             times[(p, n)].append(_one(a, e))
     for py in pythons:
         p = " ".join(py)
