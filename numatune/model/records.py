@@ -80,7 +80,7 @@ def _make(cls, frozen):
 
 
 def _init(cls, fields_, frozen):
-    params, body, scope = [], [], {"_FACTORY": _FACTORY, "_object": object}
+    params, body, scope = [], [], {"_FACTORY": _FACTORY, "_object": object, "__name__": cls.__module__}
     for i, f in enumerate(fields_):
         value = f.name
         if f.default_factory is not _MISSING:
