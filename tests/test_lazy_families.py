@@ -90,6 +90,9 @@ def test_a_sysctl_check_imports_no_dataclasses_nor_what_facts_and_recommend_prin
     assert [m for m in ("dataclasses", "inspect", "ast", "dis", "tokenize") if m in seen["modules"]] == []
     assert [m for m in seen["modules"] if m.startswith("numatune.families.")
             and m.rsplit(".", 1)[1] in ("facts_text", "recommend", "as_policy")] == []
+    # Nor what only other runs use: -t's alarm, -w/-c, a JSON output, a printed command.
+    assert [m for m in ("signal", "shlex", "numatune.report.thresholds", "numatune.report.jsonout")
+            if m in seen["modules"]] == []
 
 
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):
