@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+# What /usr/bin/numatune of the RPM runs (its shebang, then pip's console script).
+INSTALLED = ["/usr/bin/python3", "-s", "-c", "import sys; from numatune.cli import main; sys.exit(main())"]
 KEYS = ("vm.swappiness", "vm.dirty_ratio", "vm.dirty_background_ratio")
 TUNED_DIR = "/etc/tuned"
 PROFILE = "numatune-bench"
@@ -108,8 +110,9 @@ def _time(argv, env, ok):
     return elapsed
 
 
-def measure(numatune_argv, reps, env):
-    """{"check": s, "verify": s} medians, or raises SystemExit with why not."""
+def measure(numatune_argv, reps, env, also=None):
+    """{"check": s, "verify": s} medians, or raises SystemExit with why not.
+    ``also``: {name: another numatune argv} timed on the same check, round by round."""
     why = unavailable()
     if why:
         raise SystemExit("bench: check/verify skipped: " + why)
@@ -144,6 +147,7 @@ def measure(numatune_argv, reps, env):
             raise SystemExit("bench: tuned did not answer `tuned-adm verify` within 60 s")
         runs = {"check": (numatune_argv + ["check", "--policy", policy], (0, 1, 2)),
                 "verify": (["tuned-adm", "verify"], (0,))}
+        runs.update((name, (argv + ["check", "--policy", policy], (0, 1, 2))) for name, argv in (also or {}).items())
         times = {name: [] for name in runs}
         for _ in range(reps):
             for name, (argv, ok) in runs.items():
@@ -169,10 +173,18 @@ def main(argv=None):
     parser.add_argument("--reps", type=int, default=7)
     args = parser.parse_args(argv)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=repo, NO_COLOR="1")
-    t, values = measure([sys.executable, "-m", "numatune"], args.reps, env)
+    # Byte-compiled as an install is (a shell's PYTHONDONTWRITEBYTECODE=1 would compile every module at
+    # every run of a changed tree), as bench/run.py runs it.
+    env = dict(os.environ, PYTHONPATH=repo, NO_COLOR="1", PYTHONDONTWRITEBYTECODE="")
+    # This interpreter (a development venv loads pip's editable-install finder, pathlib and all, at every
+    # start), and numatune as the RPM runs it: the system's python3 -s, no venv, its .pyc files at hand.
+    also = {"installed": INSTALLED} if os.path.exists(INSTALLED[0]) else {}
+    t, values = measure([sys.executable, "-m", "numatune"], args.reps, env, also)
     print("# %s: numatune check %.1f ms, tuned-adm verify %.1f ms (tuned daemon on a private D-Bus), median of %d"
           % (", ".join("%s=%s" % kv for kv in values.items()), t["check"] * 1000, t["verify"] * 1000, args.reps))
+    if "installed" in t:
+        print("# as installed (%s): numatune check %.1f ms, check/verify %.2f"
+              % (" ".join(INSTALLED[:2]), t["installed"] * 1000, t["installed"] / t["verify"]))
     print("check/verify = %.2f" % (t["check"] / t["verify"]))
     return 0
 

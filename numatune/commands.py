@@ -1,17 +1,21 @@
 """What each CLI command does. Heavy modules are imported inside the
 command that needs them, so `numatune --version` and `check` start fast."""
 import os
-import shlex
 import sys
 import textwrap
 
 from numatune import engine
-from numatune.report import jsonout
 from numatune.errors import ApplyError, NumatuneError, UsageError
 from numatune.report.console import (Style, change_counts, facts_text, finding_lines, header_lines, plan_text,
                                      unjournaled_line, waiting_lines)
 from numatune.report.hints import carry, command, context_of
 from numatune.rootfs.given import root_given
+
+
+def _jsonout():
+    # Loaded by the JSON outputs only: a text `check` or `plan` starts without the json package.
+    from numatune.report import jsonout
+    return jsonout
 
 
 def _prepare(args):
@@ -36,7 +40,7 @@ def cmd_plan(args):
         engine.save_plan(plan, args.out)
     if args.format == "json":
         from numatune.report.changejson import encoded_changes
-        jsonout.emit(plan.to_json(encoded_changes))
+        _jsonout().emit(plan.to_json(encoded_changes))
     else:
         print(plan_text(plan, verbose=args.verbose))
         if args.diff:
@@ -94,7 +98,7 @@ def _apply(args, run):
         # Nothing to write still means a run: the lock, and no half-done transaction.
         engine.check_ready(root)
         if not text:
-            jsonout.emit({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
+            _jsonout().emit({"txid": None, "changes": [], "findings": [f.to_json() for f in plan.findings]})
         return 0 if args.live_only or args.persistent_only else _unmet_status(plan.findings, policy.data)
     engine.refuse_blocked(plan.findings, changes)
     if not _confirm(args, changes):
@@ -130,7 +134,7 @@ def _apply(args, run):
         raise
     status = run["status"] = max([f.exit_status for f in findings] + [0])
     if not text:
-        jsonout.emit({"txid": txid, "changes": [c.to_json() for c in changes],
+        _jsonout().emit({"txid": txid, "changes": [c.to_json() for c in changes],
                      "findings": [f.to_json() for f in findings]})
     else:
         _applied_text(args, txid, changes, ops, findings, written, kept, style)
@@ -246,7 +250,7 @@ def cmd_facts(args):
     root, policy = _prepare(args)
     facts = engine.gather(root, policy.data, every=True)
     if args.format == "json":
-        jsonout.emit(facts)
+        _jsonout().emit(facts)
     else:
         print(facts_text(facts))
     return 0
@@ -271,6 +275,7 @@ def cmd_snapshot(args):
     from numatune.snapshot import capture
     root = root_given(args)
     count = capture(root, args.out)
+    import shlex
     out = shlex.quote(args.out)
     print("wrote %s (%d files); plan it offline with: %s" % (args.out, count, command("plan", "--root", args.out)))
     print("(to apply to a copy, extract it first: mkdir DIR && tar -xzf %s -C DIR; then --root DIR)" % out)
@@ -287,7 +292,7 @@ def cmd_recommend(args):
     rec = build(root)
     for problem in rec.problems:
         sys.stderr.write("numatune: %s\n" % problem)
-    text = jsonout.dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
+    text = _jsonout().dumps(to_json(rec)) + "\n" if args.format == "json" else rec.text()
     if args.out:
         output.write(args.out, text)
         print("wrote %s; plan it with: numatune plan --policy %s%s" % (

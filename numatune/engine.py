@@ -2,7 +2,6 @@
 
 The CLI, the TUI and the Ansible module all go through here.
 """
-import json
 import os
 
 from numatune import plan as plan_mod
@@ -97,6 +96,7 @@ def load_saved_plan(path):
         raise UsageError("%s: cannot read the plan: %s" % (path, e.strerror or e))
     if len(raw) > MAX_PLAN_BYTES:
         raise UsageError("%s: not a numatune plan (larger than %d MiB)" % (path, MAX_PLAN_BYTES >> 20))
+    import json     # here: plan and check read no saved plan, and start without the JSON decoder
     try:
         return Plan.from_json(json.loads(raw.decode("utf-8")))
     except RecursionError:

@@ -5,20 +5,22 @@ only through this record and through the data on the changes and findings
 they yield; it never names one. A family is a package under
 ``numatune/families/<name>/`` whose ``__init__`` builds its ``FAMILY``.
 """
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from __future__ import annotations
 
+from collections import namedtuple
 
-class AfterApply(NamedTuple):
-    """What a family says once it sees the host after the writes.
+from numatune.model.records import field, record
 
-    ``problems`` refuse the run (it is rolled back); ``findings`` are reported
+# A plain namedtuple and records, not typing.NamedTuple and dataclasses: a check
+# loads this module, and those two would load typing, inspect, ast and dis for it.
+AfterApply = namedtuple("AfterApply", "problems findings", defaults=([], []))
+AfterApply.__doc__ = """What a family says once it sees the host after the writes.
+
+    ``problems`` (list of str) refuse the run (it is rolled back); ``findings`` are reported
     with the run (a pool the kernel filled less than asked)."""
-    problems: List[str] = []
-    findings: list = []
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Snapshot:
     """What ``numatune snapshot`` captures for the family.
 
@@ -47,7 +49,7 @@ def _no_rivals(change, plan, facts):
     return []
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Family:
     # The key of its facts (``facts[name]``) and of its resolved values.
     name: str

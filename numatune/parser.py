@@ -125,8 +125,14 @@ def build_parser(argv=None):
     parser.add_argument("--version", action="version", version="numatune " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, help="what to do")
     sub.required = True
+    # A command given, and no top-level -h before it to list them all: the other commands need no parser
+    # either (argparse asks gettext for a dozen texts per parser, a fiftieth of a small check).
+    alone = only if only and not {"-h", "--help"} & set(argv[:argv.index(only)]) else None
 
-    p = sub.add_parser("plan", help="show what apply would change")
+    def command(name, **kw):
+        return sub.add_parser(name, **kw) if alone in (None, name) else None
+
+    p = command("plan", help="show what apply would change")
     if only in (None, "plan"):
         _common(p)
         p.add_argument("--out", metavar="FILE", help="also save the plan as JSON for `apply --plan`")
@@ -136,7 +142,7 @@ def build_parser(argv=None):
         p.add_argument("--exit-code", action="store_true",
                        help="exit 1 when there is something to change, 0 when nothing (like git diff --exit-code)")
 
-    p = sub.add_parser("apply", help="apply the plan, journaled and reversible")
+    p = command("apply", help="apply the plan, journaled and reversible")
     if only in (None, "apply"):
         _common(p)
         p.add_argument("--plan", metavar="FILE", help="apply exactly this saved plan (refused if the host drifted)")
@@ -149,7 +155,7 @@ def build_parser(argv=None):
         scope.add_argument("--live-only", action="store_true", help="only live (runtime) changes")
         scope.add_argument("--persistent-only", action="store_true", help="only persistent and boot changes")
 
-    p = sub.add_parser("revert", help="undo a transaction exactly")
+    p = command("revert", help="undo a transaction exactly")
     if only in (None, "revert"):
         p.add_argument("txid", nargs="?", metavar="TXID", help=TXID_HELP)
         p.add_argument("--last", action="store_true", help="the newest transaction not yet reverted")
@@ -161,7 +167,7 @@ def build_parser(argv=None):
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         p.add_argument("--format", choices=("text", "json"), default="text", help=FORMAT_HELP)
 
-    p = sub.add_parser("history", help="list transactions in the journal",
+    p = command("history", help="list transactions in the journal",
                        description="List the transactions in the journal, newest first (as `dnf history` and "
                                    "the review screen's history list them; --format json keeps the journal's "
                                    "order, oldest first), or one transaction's changes and writes.")
@@ -176,14 +182,14 @@ def build_parser(argv=None):
                        help="with --prune: how many of the newest transactions to keep whatever their state "
                             "(default 20)")
 
-    p = sub.add_parser("facts", help="show what numatune sees on the host",
+    p = command("facts", help="show what numatune sees on the host",
                        description="Show what numatune sees on the host. --format policy prints the host's "
                                    "settings as they are, as a policy that `numatune plan` on the same host "
                                    "reports as no changes (to copy a reference host to others).")
     if only in (None, "facts"):
         _common(p, formats=("text", "json", "policy"))
 
-    p = sub.add_parser("check", help="report compliance (Nagios exit codes)",
+    p = command("check", help="report compliance (Nagios exit codes)",
                        description="Plan without writing and report compliance. Exit status: 0 compliant, "
                                    "1 warning, 2 critical, 3 could not check.")
     if only in (None, "check"):
@@ -198,12 +204,12 @@ def build_parser(argv=None):
         p.add_argument("-t", "--timeout", metavar="SECONDS", type=_seconds,
                        help="give up after SECONDS and report UNKNOWN (exit 3), as Nagios plugins do")
 
-    p = sub.add_parser("confirm", help="keep a transaction applied with --confirm-within")
+    p = command("confirm", help="keep a transaction applied with --confirm-within")
     if only in (None, "confirm"):
         p.add_argument("txid", nargs="?", metavar="TXID", help="which one (default: the only one waiting)")
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
-    p = sub.add_parser("boot", help="at boot: write again what apply kept in /etc/numatune/boot.conf, and redo "
+    p = command("boot", help="at boot: write again what apply kept in /etc/numatune/boot.conf, and redo "
                                     "its live-only settings (IRQ affinity) on this boot's facts",
                        description="Write again, one line logged per setting, the values numatune applied that "
                                    "no other file keeps (per-node HugePages ...), as apply left them in "
@@ -219,12 +225,12 @@ def build_parser(argv=None):
     if only in (None, "boot"):
         p.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
 
-    p = sub.add_parser("snapshot", help="capture this host's relevant files into a tarball for --root")
+    p = command("snapshot", help="capture this host's relevant files into a tarball for --root")
     if only in (None, "snapshot"):
         p.add_argument("--out", required=True, metavar="FILE.tar.gz", help="the archive to write")
         p.add_argument("--root", default="/", metavar="DIR", help="capture the host under DIR instead of /")
 
-    p = sub.add_parser("policy", help="show policies: the merged result of a stack, with where each key came from")
+    p = command("policy", help="show policies: the merged result of a stack, with where each key came from")
     if only in (None, "policy"):
         verbs = p.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser, help="show or list")
         verbs.required = True
@@ -236,7 +242,7 @@ def build_parser(argv=None):
         v.add_argument("--root", default="/", metavar="DIR", help=ROOT_HELP)
         verbs.add_parser("list", help="list the shipped policies with their descriptions")
 
-    p = sub.add_parser("recommend", help="write the site policy the papers would write for this host",
+    p = command("recommend", help="write the site policy the papers would write for this host",
                        description="Read the facts of every family and write a complete, commented policy that "
                                    "extends the right shipped one and adds what this host's shape calls for. "
                                    "Each entry says what the host has now and what its source measured; entries "
@@ -248,7 +254,7 @@ def build_parser(argv=None):
         p.add_argument("--format", choices=("toml", "json"), default="toml",
                        help="toml: the commented policy (default); json: its entries, sources and questions")
 
-    p = sub.add_parser("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
+    p = command("review", help="review and pick changes in a terminal UI (needs numatune[tui])")
     if only in (None, "review"):
         _common(p, formats=())  # a screen: no --format or --verbose to ignore
         p.add_argument("--recommend", action="store_true",

@@ -1,7 +1,6 @@
 """Bootloader facts and edits, checked against real captures in tests/data/grub."""
 import json
 import shutil
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from numatune.families.boot.bootloader import (BootConfig, BootEntry, parse_bls_
                                                scan_grub_cfg, split_args)
 from numatune.families.boot.default_grub import parse_default_grub
 from numatune.families.boot.grubenv import GRUBENV_HEADER, parse_grubenv
+from numatune.model.records import asdict
 from numatune.root import Root
 
 GRUB = Path(__file__).resolve().parent / "data" / "grub"

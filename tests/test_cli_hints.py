@@ -147,7 +147,7 @@ def test_snapshot_hint_quotes_the_archive(tmp_path, cli):
 
 
 def test_a_parser_built_for_one_command_is_the_full_one_for_it():
-    """build_parser(argv) gives only the named command its options (#29): that
+    """build_parser(argv) builds only the named command's parser (#29, #38): that
     command's help and parse are the full parser's, and the list of commands
     it checks against is the parser's own."""
     from numatune import cli
@@ -158,6 +158,10 @@ def test_a_parser_built_for_one_command_is_the_full_one_for_it():
         parser = build_parser(argv)
         one = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
         assert one[name].format_help() == full[name].format_help()
-        others = [n for n in cli.COMMANDS if n != name and one[n]._actions[1:]]
-        assert not others, others      # the others: their -h only
+        assert list(one) == [name]     # the others: no parser at all (#38)
+    # A top-level -h before the command lists every command, each with its help line.
+    listed = build_parser(["-h", "check"])
+    assert listed.format_help() == build_parser().format_help()
+    one = next(a for a in listed._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert [n for n in one if n != "check" and one[n]._actions[1:]] == []
     assert build_parser(["--root", "/x", "check"]).format_help() == build_parser().format_help()

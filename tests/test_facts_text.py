@@ -10,6 +10,7 @@ import pytest
 from conftest import CAPTURES, REPO, write
 from numatune.families.registry import FAMILIES
 from numatune.family import Family
+from numatune.model.records import fields
 
 sys.path.insert(0, str(REPO / "bench"))
 import bench_policy  # noqa: E402
@@ -47,7 +48,7 @@ def _sections(text):
 
 
 def test_every_family_fills_facts_lines():
-    default = Family.__dataclass_fields__["facts_lines"].default
+    default = next(f.default for f in fields(Family) if f.name == "facts_lines")
     assert [f.name for f in FAMILIES if f.facts_lines is default] == []
     assert set(HEADINGS) == {f.name for f in FAMILIES}
 

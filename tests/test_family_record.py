@@ -2,13 +2,13 @@
 record, the package has no import cycle (imports inside functions count),
 the core names no family, and numatune/ keeps few top-level modules."""
 import ast
-import dataclasses
 import re
 from pathlib import Path
 
 import pytest
 
 from numatune.family import Family, problems
+from numatune.model.records import replace
 from numatune.families.registry import FAMILIES
 from numatune.families.sysctl import FAMILY as SYSCTL
 
@@ -34,7 +34,7 @@ def test_every_registered_family_fills_the_record():
     (dict(resolve_after=("nobody",)), "resolve_after names nobody"),
 ])
 def test_a_record_that_is_not_filled_is_named(broken, said):
-    bad = dataclasses.replace(SYSCTL, name="toy", **broken)
+    bad = replace(SYSCTL, name="toy", **broken)
     assert any(said in p for p in problems(list(FAMILIES) + [bad]))
 
 

@@ -1,15 +1,16 @@
 """The fast paths the giant-host benchmark asked for give exactly what the
 plain ones did: Root's raw reads against open(), read_texts against
 read_text, Change.to_json against
-dataclasses.asdict() with each write's JSON written out."""
+asdict() (numatune.model.records's, held to dataclasses' by tests/test_record.py) with each
+write's JSON written out."""
 import json
 import os
-from dataclasses import asdict
 
 import pytest
 
 from numatune.errors import HostError
 from numatune.model import Change, Write
+from numatune.model.records import asdict
 from numatune.root import Root
 
 CASES = {

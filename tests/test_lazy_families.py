@@ -80,6 +80,21 @@ def test_a_sysctl_check_of_the_live_root_does_not_import_ctypes(tmp_path):
     assert "numatune.families.sysctl" in seen["modules"]
 
 
+def test_a_sysctl_check_imports_no_dataclasses_nor_what_facts_and_recommend_print(tmp_path):
+    """A check of three sysctls races `tuned-adm verify` (issue #38): it builds its
+    records without dataclasses (inspect, ast, dis, tokenize: a fifth of its start),
+    and loads no family's text for `numatune facts`, recommend or `facts --format policy`."""
+    _, policy = _sysctl_root(tmp_path)
+    seen = _probe(tmp_path, ["check", "--policy", policy])
+    assert seen["status"] in (0, 1, 2)
+    assert [m for m in ("dataclasses", "inspect", "ast", "dis", "tokenize") if m in seen["modules"]] == []
+    assert [m for m in seen["modules"] if m.startswith("numatune.families.")
+            and m.rsplit(".", 1)[1] in ("facts_text", "recommend", "as_policy")] == []
+    # Nor what only other runs use: -t's alarm, -w/-c, a JSON output, a printed command.
+    assert [m for m in ("signal", "shlex", "numatune.report.thresholds", "numatune.report.jsonout")
+            if m in seen["modules"]] == []
+
+
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):
     root, policy = _sysctl_root(tmp_path)
     policy.write_text(policy.read_text() + '[[block]]\nmatch = { name = "sd*" }\nscheduler = "none"\n')

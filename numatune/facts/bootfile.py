@@ -59,9 +59,11 @@ REPLAY_NOTE = ("Written by `numatune apply`; `numatune boot` re-plans each famil
 def parse_replay(text):
     """{family: {"keys": [...], "policy": {...}}}; {} for no file or a file
     that is not ours (an edit by hand that broke it: boot then redoes nothing)."""
+    if not text:
+        return {}   # most hosts have no replay file: no JSON decoder loaded for it
     import json
     try:
-        data = json.loads(text) if text else {}
+        data = json.loads(text)
     except ValueError:
         return {}
     families = data.get("families") if isinstance(data, dict) else None

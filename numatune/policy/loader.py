@@ -14,13 +14,14 @@ from numatune.rootfs.readfile import POLICY_LIMIT, read_path
 
 _KEY = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
 _DOTTED = r"%s(?:\s*\.\s*%s)*" % (_KEY, _KEY)
-_HEADER_RE = re.compile(r"^\s*\[\[?\s*(%s)\s*\]\]?" % _DOTTED)
-_ASSIGN_RE = re.compile(r"^\s*(%s)\s*=" % _DOTTED)
-_PART_RE = re.compile(_KEY)
+# Patterns, compiled (by re's cache) on first use: only a policy error or a rule's file:line reads
+# the lines of a policy, not a check of a policy that loads.
+_HEADER = r"^\s*\[\[?\s*(%s)\s*\]\]?" % _DOTTED
+_ASSIGN = r"^\s*(%s)\s*=" % _DOTTED
 
 
 def _split_dotted(text):
-    return [p.strip("\"'") for p in _PART_RE.findall(text)]
+    return [p.strip("\"'") for p in re.findall(_KEY, text)]
 
 
 def key_lines(text):
@@ -28,12 +29,12 @@ def key_lines(text):
     lines = {}
     table = []
     for number, line in enumerate(text.splitlines(), 1):
-        header = _HEADER_RE.match(line)
+        header = re.match(_HEADER, line)
         if header:
             table = _split_dotted(header.group(1))
             lines.setdefault(".".join(table), number)
             continue
-        assign = _ASSIGN_RE.match(line)
+        assign = re.match(_ASSIGN, line)
         if assign:
             key = table + _split_dotted(assign.group(1))
             for i in range(len(table) + 1, len(key) + 1):

@@ -7,10 +7,9 @@ asked format: a monitor must never mistake "could not check" for drift.
 import contextlib
 import datetime
 import os
-import signal
 import sys
 
-from numatune.report import compliance, render, render_error, thresholds, writer
+from numatune.report import compliance, render, render_error, writer
 from numatune.report.text import status_line
 from numatune.errors import NumatuneError, missing_library
 
@@ -26,6 +25,7 @@ def _deadline(seconds):
     if not seconds:
         yield
         return
+    import signal   # here: only a check with -t/--timeout sets an alarm
 
     def expired(signum, frame):
         raise CheckTimeout("timed out after %d s (-t/--timeout) before the check finished reading the host"
@@ -39,12 +39,20 @@ def _deadline(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
+def _thresholds(args):
+    warning, critical = getattr(args, "warning", None), getattr(args, "critical", None)
+    if warning is None and critical is None:
+        return None     # without -w/-c the worst rule decides: numatune.report.thresholds is not loaded
+    from numatune.report import thresholds
+    return thresholds.parse(warning, critical)
+
+
 def run(args, prepare, make_plan):
     """``prepare(args) -> (root, policy)`` and ``make_plan`` come from the CLI
     so the check sees exactly what ``plan`` would."""
     now = datetime.datetime.now(datetime.timezone.utc)
     try:
-        limits = thresholds.parse(getattr(args, "warning", None), getattr(args, "critical", None))
+        limits = _thresholds(args)
         with _deadline(getattr(args, "timeout", None)):
             root, policy = prepare(args)
             plan, facts = make_plan(root, policy, args.only, args.skip)

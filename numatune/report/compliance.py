@@ -23,20 +23,21 @@ Severity:
 - a rule under a valid waiver is info ("waived"); an expired waiver waives
   nothing, so the rule counts as the drift it is.
 """
+from __future__ import annotations
+
 import datetime
 import fnmatch
-from dataclasses import dataclass, field, fields
-from typing import List, Optional
 
 from numatune.model import AREAS
 from numatune.report.grouped import value
 from numatune.policy.waiver import parse_date
+from numatune.model.records import field, fields, record
 
 STATUS_TEXT = ("OK", "WARNING", "CRITICAL", "UNKNOWN")
 RANK = {"ok": 0, "info": 0, "warning": 1, "critical": 2}
 
 
-@dataclass
+@record
 class Result:
     id: str
     area: str
@@ -66,7 +67,7 @@ class Result:
         return out
 
 
-@dataclass
+@record
 class Report:
     host: dict
     policy: str

@@ -9,7 +9,6 @@ CLI (and the review screen) passes every message through :func:`carry`.
 Lines the commands print themselves are built with :func:`command`.
 """
 import re
-import shlex
 
 # Which commands take which flags (tests/test_cli_hints.py compares these with the parser). snapshot's
 # --root is the host to capture, not the tree this run worked on (`plan --root ARCHIVE` suggests a new one).
@@ -43,8 +42,9 @@ def _flags(name, rest, ctx):
 
 def command(name, *words, ctx=(None, ())):
     """``numatune NAME WORDS... --root R --policy P``, every word shell-quoted."""
+    from shlex import quote     # here: most runs print no command
     words = [str(w) for w in words]
-    return " ".join(["numatune", name] + [shlex.quote(w) for w in words + _flags(name, " ".join(words), ctx)])
+    return " ".join(["numatune", name] + [quote(w) for w in words + _flags(name, " ".join(words), ctx)])
 
 
 def carry(text, ctx):
@@ -52,8 +52,9 @@ def carry(text, ctx):
     --root and --policy (placeholders such as FILE stay as written)."""
     if ctx[0] is None and not ctx[1]:
         return text
+    from shlex import quote
 
     def one(m):
         extra = _flags(m.group(1), m.group(2), ctx)
-        return "`numatune %s%s%s`" % (m.group(1), m.group(2), "".join(" " + shlex.quote(w) for w in extra))
+        return "`numatune %s%s%s`" % (m.group(1), m.group(2), "".join(" " + quote(w) for w in extra))
     return _NAMED.sub(one, text)

@@ -11,12 +11,13 @@ With a threshold, the count decides the status (CRITICAL outside ``-c``,
 else WARNING outside ``-w``, else OK) instead of the worst rule's severity:
 that is what a Nagios admin who sets them asks for.
 """
-from dataclasses import dataclass
+from __future__ import annotations
 
 from numatune.errors import UsageError
+from numatune.model.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Thresholds:
     warning: object = None   # nagiosplugin.Range, or None when not given
     critical: object = None

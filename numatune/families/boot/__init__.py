@@ -2,7 +2,7 @@
 /etc/default/grub, /etc/kernel/cmdline) and Transparent HugePages, live
 through sysfs and kept across a reboot by its boot argument."""
 from numatune.family import Family, Snapshot
-from numatune.families.boot import cmdline, facts_text, nextboot, thp
+from numatune.families.boot import cmdline, nextboot, thp
 from numatune.model import Compliant
 
 
@@ -16,6 +16,13 @@ def diff(data, facts):
     yield from live
     yield from boot
     yield from nextboot.findings(facts)
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.boot import facts_text
+    return facts_text.facts_lines(facts)
+
 
 def _as_policy(facts):
     # Imported for `facts --format policy` only.
@@ -34,7 +41,7 @@ FAMILY = Family(
     check_policy=cmdline.check_policy, editors=cmdline.EDITORS,
     # Whether the next boot still has numa=off: families bound to nodes it hides read it.
     resolve=nextboot.resolve,
-    facts_lines=facts_text.facts_lines,
+    facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/sys/kernel/mm/transparent_hugepage", r"^(enabled|defrag)$", False),
         ("/sys/kernel/mm/redhat_transparent_hugepage", r"^(enabled|defrag)$", False),

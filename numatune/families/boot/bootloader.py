@@ -7,13 +7,15 @@ of a generated grub.cfg.  /etc/default/grub and /etc/kernel/cmdline decide what 
 installed later get.  Parsing is pure; only ``read_boot_config`` touches the root, so
 the planner can re-run the same assembly on edited bytes to check its own work.
 """
+from __future__ import annotations
+
 import re
-from dataclasses import dataclass, field
 
 from numatune.errors import BootConfigError
 from numatune.families.boot import grub_files, grub_legacy
 from numatune.families.boot.default_grub import DEFAULT_GRUB, parse_default_grub
 from numatune.families.boot.grubenv import ENCODING, parse_grubenv
+from numatune.model.records import field, record
 
 ENTRIES_DIR = "/boot/loader/entries"
 GRUB2_DIR = "/boot/grub2"
@@ -26,7 +28,7 @@ _VAR_TOKEN = re.compile(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-
 _GRUB_SET = re.compile(r"^\s*set\s+(kernelopts|tuned_params)=(.*?)\s*$")
 
 
-@dataclass
+@record
 class BootEntry:
     path: str
     title: str
@@ -37,7 +39,7 @@ class BootEntry:
     rescue: bool = False
 
 
-@dataclass
+@record
 class BootConfig:
     kind: str
     entries: list
@@ -118,7 +120,7 @@ def parse_bls_entry(text):
 
 # --- legacy grub.cfg -------------------------------------------------------------------
 
-@dataclass
+@record
 class GrubMenuEntry:
     title: str
     lineno: int          # 0-based index of the menuentry's linux line in text.splitlines()

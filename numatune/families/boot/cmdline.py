@@ -73,7 +73,7 @@ def boot_args(data, facts):
 
 def read(root, data):
     from numatune.families.boot.bootloader import read_boot_config
-    from dataclasses import asdict
+    from numatune.model.records import asdict
     try:
         cfg = read_boot_config(root)
     except BootConfigError as e:

@@ -5,11 +5,12 @@ may span lines), so a line numatune never edits can hold anything the shell
 accepts (Debian's stock GRUB_DISTRIBUTOR=`lsb_release ...`) and is kept byte
 for byte. A line numatune must read or edit and cannot read for certain is an
 error, never a guess."""
+from __future__ import annotations
+
 import re
-from dataclasses import dataclass
-from typing import Optional
 
 from numatune.errors import BootConfigError
+from numatune.model.records import record
 
 DEFAULT_GRUB = "/etc/default/grub"
 ASSIGN = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=")
@@ -17,7 +18,7 @@ ASSIGN = re.compile(r"(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)=")
 EDITED = ("GRUB_CMDLINE_LINUX", "GRUB_CMDLINE_LINUX_DEFAULT")
 
 
-@dataclass
+@record
 class ShellAssignment:
     name: str
     value: Optional[str]  # after shell unquoting; None: a command's output, or a line numatune cannot read

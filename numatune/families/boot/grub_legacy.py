@@ -8,8 +8,11 @@ first ``module`` line: that line is the one with the kernel's arguments.
 Parsing is pure; the editor (bootloader_edit.edit_grub_conf) changes only
 the argument part of those lines and keeps every other byte.
 """
+from __future__ import annotations
+
 import re
-from dataclasses import dataclass
+
+from numatune.model.records import record
 
 PATHS = ("/boot/grub/grub.conf", "/boot/grub/menu.lst", "/etc/grub.conf")
 EFI_NAME = "grub.conf"
@@ -18,7 +21,7 @@ _DEFAULT = re.compile(r"^\s*default(?:\s*=\s*|\s+)(\S+)")
 _KERNEL = re.compile(r"^(\s*(kernel|module)(?:\s*=\s*|\s+)(?:--\S+\s+)*(\S+))")
 
 
-@dataclass
+@record
 class LegacyEntry:
     title: str
     lineno: int         # 0-based index, in text.splitlines(), of the line with Linux's arguments

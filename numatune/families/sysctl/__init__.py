@@ -1,13 +1,19 @@
 """Kernel parameters: live in /proc/sys, persisted in numatune's sysctl.d
 file, with the load order of systemd-sysctl (later files win)."""
 from numatune.family import Family, Snapshot
-from numatune.families.sysctl import facts_text, knob
+from numatune.families.sysctl import knob
 from numatune.families.sysctl.rivals import rivals
 
 # Read whatever the policy: recommend compares the host's value with the source's.
 SURVEY = {"sysctl": {"kernel.numa_balancing": {"value": 0}, "net.core.rmem_max": {"value": 0},
                      "net.core.wmem_max": {"value": 0}, "net.ipv4.tcp_rmem": {"value": "0 0 0"},
                      "net.ipv4.tcp_wmem": {"value": "0 0 0"}}}
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.sysctl import facts_text
+    return facts_text.facts_lines(facts)
 
 
 def _recommend(facts):
@@ -23,7 +29,7 @@ def _as_policy(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("kernel", "memory", "network"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, check_host=knob.check_host, editors=knob.EDITORS, rivals=rivals, facts_lines=facts_text.facts_lines,
+    check_policy=knob.check_policy, check_host=knob.check_host, editors=knob.EDITORS, rivals=rivals, facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/sys/kernel", r"^(osrelease|hostname|numa_balancing|sched_.*|shm.*|sem)$", False),
         ("/proc/sys/vm", r".*", False),

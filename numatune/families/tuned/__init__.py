@@ -1,6 +1,12 @@
 """tuned, numad and irqbalance: the other tuners that would fight the policy."""
 from numatune.family import Family, Snapshot
-from numatune.families.tuned import facts_text, knob
+from numatune.families.tuned import knob
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.tuned import facts_text
+    return facts_text.facts_lines(facts)
 
 
 def _recommend(facts):
@@ -21,7 +27,7 @@ def _as_policy(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("cpu", "kernel", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    editors=knob.EDITORS, facts_lines=facts_text.facts_lines, rivals=knob.rivals, resolve=knob.resolve,
+    editors=knob.EDITORS, facts_lines=_facts_lines, rivals=knob.rivals, resolve=knob.resolve,
     snapshot=Snapshot(patterns=(
         ("/etc/systemd/system/multi-user.target.wants", r"^(numad|irqbalance|tuned)\.service$", False),
         # RHEL/OL 6: chkconfig's start links say what starts at boot.

@@ -1,8 +1,8 @@
 """What a plan is made of: changes (writes) and findings (observations)."""
-from dataclasses import dataclass, field, fields
-from typing import List, Optional
+from __future__ import annotations
 
 from numatune import AREAS  # noqa: F401 (callers import it from here)
+from numatune.model.records import field, fields, record
 
 SCOPES = ("live", "persistent", "boot")
 SEVERITIES = ("info", "warning", "critical")
@@ -10,7 +10,7 @@ RISKS = ("low", "medium", "high")
 
 
 def names_of(cls, _cache={}):
-    """A dataclass's field names, looked up once: fields() builds them anew per
+    """A record's field names, looked up once: fields() builds them anew per
     call, and a giant host's plan turns 30,000 changes into JSON."""
     names = _cache.get(cls)
     if names is None:
@@ -19,7 +19,7 @@ def names_of(cls, _cache={}):
 
 
 def _fields_dict(obj):
-    """A dataclass's fields as a new dict, in field order: its __dict__ copied
+    """A record's fields as a new dict, in field order: its __dict__ copied
     when it holds just the fields (__init__ sets them in that order), a third
     of the work of a getattr per field on 30,000 changes."""
     d = obj.__dict__
@@ -29,7 +29,7 @@ def _fields_dict(obj):
     return {name: getattr(obj, name) for name in names}
 
 
-@dataclass
+@record
 class Write:
     """One journaled write a change makes.
 
@@ -69,7 +69,7 @@ class Write:
         return cls(**data)
 
 
-@dataclass
+@record
 class Change:
     id: str
     area: str
@@ -123,7 +123,7 @@ class Change:
         return (self.id, self.current, self.desired)
 
 
-@dataclass
+@record
 class Finding:
     id: str
     severity: str
@@ -174,7 +174,7 @@ def refusals(findings, changes):
     return out
 
 
-@dataclass
+@record
 class Compliant:
     """A rule that needs no change, said as clearly as a change would be."""
     rule: str
@@ -191,7 +191,7 @@ class Compliant:
         return _fields_dict(self)
 
 
-@dataclass
+@record
 class Plan:
     host: dict
     changes: List[Change] = field(default_factory=list)
