@@ -1,10 +1,16 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
 from numatune.family import Family, Snapshot
-from numatune.families.network import facts, facts_text, knob, netdev, reread
+from numatune.families.network import facts, knob, netdev, reread
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.network import facts_text
+    return facts_text.facts_lines(facts)
 
 
 def _as_policy(facts):
@@ -22,7 +28,7 @@ def _recommend(facts):
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=dict(knob.EDITORS, **netdev.EDITORS), write_kinds={"netdev": netdev},
-    facts_lines=facts_text.facts_lines,
+    facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/net", r"^route$", False),
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),

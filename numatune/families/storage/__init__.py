@@ -2,12 +2,18 @@
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
 from numatune.family import Family, Snapshot
-from numatune.families.storage import blockattr, facts_snapshot, facts_text, knob, multipath_write, reread
+from numatune.families.storage import blockattr, facts_snapshot, knob, multipath_write, reread
 
 # Read every device's queue settings, whatever the policy names: the rule
 # recommend writes keeps a value the host already has higher.
 SURVEY = {"block": [{"match": {"name": "*"}, "scheduler": "deadline", "nr_requests": 1024, "rotational": 0,
                      "nomerges": 0, "queue_depth": 32}]}
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.storage import facts_text
+    return facts_text.facts_lines(facts)
 
 
 def _as_policy(facts):
@@ -26,7 +32,7 @@ FAMILY = Family(
     name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS,
     write_kinds={"blockattr": blockattr, multipath_write.KIND: multipath_write},
-    facts_lines=facts_text.facts_lines,
+    facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         # The udev database (ID_*, DM_* properties), numatune's rules and
         # multipath.conf; the sysfs side is facts_snapshot.snapshot_live.
