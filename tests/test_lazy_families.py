@@ -103,6 +103,10 @@ def test_a_plan_of_every_family_imports_nothing_only_facts_and_recommend_print(s
     assert seen["status"] == 0 and {"network", "storage", "cpu", "cpuset", "oracle", "advice"} <= families
     assert [m for m in seen["modules"] if m.startswith("numatune.families.")
             and m.rsplit(".", 1)[1] in ("facts_text", "recommend", "as_policy")] == []
+    # Nor the families' own kinds of write (a plan writes nothing), nor the value writes under them.
+    assert [m for m in seen["modules"] if m.startswith("numatune.families.") and m.rsplit(".", 1)[1] in (
+        "netdev", "blockattr", "multipath_write", "sql_write", "cgroup_write")
+        or m in ("numatune.apply.value", "numatune.apply.root_write")] == []
 
 
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):

@@ -1,7 +1,7 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
-from numatune.family import Family, Snapshot
-from numatune.families.network import facts, knob, netdev, reread
+from numatune.family import Family, Snapshot, WriteKinds
+from numatune.families.network import facts, knob, reread
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
@@ -11,6 +11,12 @@ def _facts_lines(facts):
     # Imported for `numatune facts` only: plan and check never print the facts.
     from numatune.families.network import facts_text
     return facts_text.facts_lines(facts)
+
+
+def _ethtool_set(text, ifname, group, values):
+    # netdev.EDITORS's one editor; its module (the netdev write kind) is loaded only by what edits.
+    from numatune.families.network import netdev
+    return netdev.ethtool_set(text, ifname, group, values)
 
 
 def _as_policy(facts):
@@ -27,7 +33,8 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=dict(knob.EDITORS, **netdev.EDITORS), write_kinds={"netdev": netdev},
+    check_policy=knob.check_policy, editors=dict(knob.EDITORS, net_ethtool=_ethtool_set),
+    write_kinds=WriteKinds({"netdev": "numatune.families.network.netdev"}),
     facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/net", r"^route$", False),

@@ -1,8 +1,8 @@
 """Block queues and SCSI devices (scheduler, nr_requests, read-ahead,
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
-from numatune.family import Family, Snapshot
-from numatune.families.storage import blockattr, facts_snapshot, knob, multipath_write, reread
+from numatune.family import Family, Snapshot, WriteKinds
+from numatune.families.storage import facts_snapshot, knob, reread
 
 # Read every device's queue settings, whatever the policy names: the rule
 # recommend writes keeps a value the host already has higher.
@@ -31,7 +31,8 @@ def _recommend(facts):
 FAMILY = Family(
     name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS,
-    write_kinds={"blockattr": blockattr, multipath_write.KIND: multipath_write},
+    write_kinds=WriteKinds({"blockattr": "numatune.families.storage.blockattr",
+                            "multipath": "numatune.families.storage.multipath_write"}),
     facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         # The udev database (ID_*, DM_* properties), numatune's rules and
