@@ -107,6 +107,8 @@ def test_a_plan_of_every_family_imports_nothing_only_facts_and_recommend_print(s
     assert [m for m in seen["modules"] if m.startswith("numatune.families.") and m.rsplit(".", 1)[1] in (
         "netdev", "blockattr", "multipath_write", "sql_write", "cgroup_write")
         or m in ("numatune.apply.value", "numatune.apply.root_write")] == []
+    # Nor what reads the facts again after apply's writes, nor the facts' line layout.
+    assert [m for m in seen["modules"] if m.endswith(".reread") or m == "numatune.report.factlines"] == []
 
 
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):

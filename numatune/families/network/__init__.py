@@ -1,7 +1,7 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
 from numatune.family import Family, Snapshot, WriteKinds
-from numatune.families.network import facts, knob, reread
+from numatune.families.network import facts, knob
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
@@ -17,6 +17,12 @@ def _ethtool_set(text, ifname, group, values):
     # netdev.EDITORS's one editor; its module (the netdev write kind) is loaded only by what edits.
     from numatune.families.network import netdev
     return netdev.ethtool_set(text, ifname, group, values)
+
+
+def _reread(root, data, planned, ops):
+    # Imported after apply's writes only (verify): a plan never rereads.
+    from numatune.families.network import reread
+    return reread.reread(root, data, planned, ops)
 
 
 def _as_policy(facts):
@@ -45,5 +51,5 @@ FAMILY = Family(
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
-    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=reread.reread,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=_reread,
 )

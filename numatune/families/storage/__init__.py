@@ -2,7 +2,7 @@
 queue_depth, cache type), multipath maps over their paths, kept by udev
 rules and multipath.conf."""
 from numatune.family import Family, Snapshot, WriteKinds
-from numatune.families.storage import facts_snapshot, knob, reread
+from numatune.families.storage import facts_snapshot, knob
 
 # Read every device's queue settings, whatever the policy names: the rule
 # recommend writes keeps a value the host already has higher.
@@ -14,6 +14,12 @@ def _facts_lines(facts):
     # Imported for `numatune facts` only: plan and check never print the facts.
     from numatune.families.storage import facts_text
     return facts_text.facts_lines(facts)
+
+
+def _reread(root, data, planned, ops):
+    # Imported after apply's writes only (verify): a plan never rereads.
+    from numatune.families.storage import reread
+    return reread.reread(root, data, planned, ops)
 
 
 def _as_policy(facts):
@@ -43,5 +49,5 @@ FAMILY = Family(
         # Its mtime is when multipathd started: was multipath.conf read since?
         ("/run", r"^multipathd\.pid$", False),
     ), live=facts_snapshot.snapshot_live, sh_live=facts_snapshot.SH_LIVE),
-    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=reread.reread,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=_reread,
 )
