@@ -7,7 +7,9 @@ they yield; it never names one. A family is a package under
 """
 from __future__ import annotations
 
+import importlib
 from collections import namedtuple
+from collections.abc import Mapping
 
 from numatune.model.records import field, record
 
@@ -18,6 +20,35 @@ AfterApply.__doc__ = """What a family says once it sees the host after the write
 
     ``problems`` (list of str) refuse the run (it is rolled back); ``findings`` are reported
     with the run (a pool the kernel filled less than asked)."""
+
+
+WRITE_VERBS = ("capture", "perform", "current_matches", "restore", "describe")
+
+
+class WriteKinds(Mapping):
+    """A family's write kinds by module name ({"kind": "package.module"}), each
+    imported when an apply, a revert or a journal lookup first asks for it: a
+    plan or a check writes nothing and loads none of them."""
+
+    def __init__(self, modules):
+        self._modules = dict(modules)
+        self._checked = {}
+
+    def __getitem__(self, kind):
+        module = self._checked.get(kind)
+        if module is None:
+            module = importlib.import_module(self._modules[kind])
+            # What problems() checks of a module given as such, checked here on its first import.
+            missing = [v for v in WRITE_VERBS if not callable(getattr(module, v, None))]
+            assert not missing, "write kind %s has no %s" % (kind, ", ".join(v + "()" for v in missing))
+            self._checked[kind] = module
+        return module
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __len__(self):
+        return len(self._modules)
 
 
 @record(frozen=True)
@@ -73,7 +104,8 @@ class Family:
     resolve_after: Tuple[str, ...] = ()
     # Pure file editors its file writes name: {"editor": fn(text, **args)}.
     editors: Dict[str, Callable] = field(default_factory=dict)
-    # Write kinds of its own: {"kind": module with capture/perform/current_matches/restore/describe}.
+    # Write kinds of its own: {"kind": module with capture/perform/current_matches/restore/describe},
+    # or a WriteKinds of their module names (imported on use).
     write_kinds: Dict[str, object] = field(default_factory=dict)
     snapshot: Snapshot = Snapshot()
     # after_apply(data, changes, facts_after) -> AfterApply.
@@ -103,9 +135,11 @@ class Family:
         return getattr(item, "family", None) == self.name
 
 
-def problems(families: Iterable[Family]):
+def problems(families: Iterable[Family], imports=True):
     """What is wrong with a set of records: a list of strings (the record test
-    and the registry both use it)."""
+    and the registry both use it). ``imports=False`` (the registry, as a plan
+    loads families) leaves a WriteKinds's modules unimported: each is checked
+    when first imported."""
     from .model import AREAS
     out, names, editors, kinds = [], set(), {}, {}
     for f in families:
@@ -129,11 +163,18 @@ def problems(families: Iterable[Family]):
             editors[name] = f.name
             if not callable(fn):
                 out.append("%s: editor %s is not callable" % (f.name, name))
-        for kind, module in f.write_kinds.items():
+        for kind in f.write_kinds:
             if kind in kinds:
                 out.append("%s: write kind %s is also %s's" % (f.name, kind, kinds[kind]))
             kinds[kind] = f.name
-            for verb in ("capture", "perform", "current_matches", "restore", "describe"):
+            if not imports and isinstance(f.write_kinds, WriteKinds):
+                continue
+            try:
+                module = f.write_kinds[kind]
+            except AssertionError as e:
+                out.append("%s: %s" % (f.name, e))
+                continue
+            for verb in WRITE_VERBS:
                 if not callable(getattr(module, verb, None)):
                     out.append("%s: write kind %s has no %s()" % (f.name, kind, verb))
         for table in f.policy:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from numatune.family import Family, problems
+from numatune.family import Family, WriteKinds, problems
 from numatune.model.records import replace
 from numatune.families.registry import FAMILIES
 from numatune.families.sysctl import FAMILY as SYSCTL
@@ -31,6 +31,8 @@ def test_every_registered_family_fills_the_record():
     (dict(diff=None), "diff is not callable"),
     (dict(editors={"sysctl_set": SYSCTL.editors["sysctl_set"]}), "editor sysctl_set is also sysctl's"),
     (dict(write_kinds={"half": object()}), "write kind half has no capture()"),
+    # Imported by name on use (a plan loads none): the check imports it, as its first use would.
+    (dict(write_kinds=WriteKinds({"half": "numatune.errors"})), "write kind half has no capture()"),
     (dict(resolve_after=("nobody",)), "resolve_after names nobody"),
 ])
 def test_a_record_that_is_not_filled_is_named(broken, said):

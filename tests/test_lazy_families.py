@@ -95,6 +95,22 @@ def test_a_sysctl_check_imports_no_dataclasses_nor_what_facts_and_recommend_prin
             if m in seen["modules"]] == []
 
 
+def test_a_plan_of_every_family_imports_nothing_only_facts_and_recommend_print(small_host, tmp_path):
+    """The bench policy selects every family (issue #38): its plan still loads no family's
+    text for `numatune facts`, recommend or `facts --format policy`, nor the helpers only those use."""
+    seen = _probe(tmp_path, ["plan", "--root", small_host / "root", "--policy", small_host / "bench.toml"])
+    families = {m.split(".")[2] for m in seen["modules"] if m.startswith("numatune.families.")} - {"registry"}
+    assert seen["status"] == 0 and {"network", "storage", "cpu", "cpuset", "oracle", "advice"} <= families
+    assert [m for m in seen["modules"] if m.startswith("numatune.families.")
+            and m.rsplit(".", 1)[1] in ("facts_text", "recommend", "as_policy")] == []
+    # Nor the families' own kinds of write (a plan writes nothing), nor the value writes under them.
+    assert [m for m in seen["modules"] if m.startswith("numatune.families.") and m.rsplit(".", 1)[1] in (
+        "netdev", "blockattr", "multipath_write", "sql_write", "cgroup_write")
+        or m in ("numatune.apply.value", "numatune.apply.root_write")] == []
+    # Nor what reads the facts again after apply's writes, nor the facts' line layout.
+    assert [m for m in seen["modules"] if m.endswith(".reread") or m == "numatune.report.factlines"] == []
+
+
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):
     root, policy = _sysctl_root(tmp_path)
     policy.write_text(policy.read_text() + '[[block]]\nmatch = { name = "sd*" }\nscheduler = "none"\n')

@@ -1,9 +1,15 @@
 """CPU frequency governor and C-state limits (cpufreq, cpuidle, and the boot
 arguments that cap C-states)."""
 from numatune.family import Family
-from numatune.families.cpu import facts_text, knob
+from numatune.families.cpu import knob
 
 SURVEY = {"cpu": {"governor": "performance"}}
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.cpu import facts_text
+    return facts_text.facts_lines(facts)
 
 
 def _as_policy(facts):
@@ -19,5 +25,5 @@ def _recommend(facts):
 
 
 FAMILY = Family(name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-                editors=knob.EDITORS, facts_lines=facts_text.facts_lines, recommend=_recommend, survey=SURVEY,
+                editors=knob.EDITORS, facts_lines=_facts_lines, recommend=_recommend, survey=SURVEY,
                 as_policy=_as_policy)

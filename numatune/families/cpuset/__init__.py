@@ -1,7 +1,14 @@
 """Cpusets bound to NUMA nodes (cgroup v1 anywhere it is mounted, v2 slices),
 persisted in cgconfig or systemd slices."""
-from numatune.family import Family, Snapshot
-from numatune.families.cpuset import cgroup_write, facts_text, knob
+from numatune.family import Family, Snapshot, WriteKinds
+from numatune.families.cpuset import knob
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.cpuset import facts_text
+    return facts_text.facts_lines(facts)
+
 
 def _as_policy(facts):
     # Imported for `facts --format policy` only.
@@ -17,8 +24,9 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"cgroup": cgroup_write},
-    facts_lines=facts_text.facts_lines,
+    check_policy=knob.check_policy, editors=knob.EDITORS,
+    write_kinds=WriteKinds({"cgroup": "numatune.families.cpuset.cgroup_write"}),
+    facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         # v1 wherever it is mounted (RHEL 6: /cgroup/cpuset), v2 slices; libcgroup and slice files.
         ("/sys/fs/cgroup/cpuset", r".*", True),

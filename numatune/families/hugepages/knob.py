@@ -13,7 +13,6 @@ from numatune.families.hugepages.placement import distribute, even_nodes, missin
 from numatune.families.oracle.pool import auto_pool, needs
 from numatune.families import bootunit
 from numatune.families.sysctl import knob as sysctl_knob
-from numatune.report.factlines import line
 from numatune.report.numbers import count
 
 NAME = "hugepages"
@@ -379,6 +378,7 @@ def _size(kb):
 
 def facts_lines(facts):
     """/proc/meminfo's view of the pools, then the pools per node, for `numatune facts`."""
+    from numatune.report.factlines import line  # `numatune facts` only: a plan prints no facts
     topo = facts["topology"]
     nodes, mi = topo["nodes"], topo["meminfo"]
     ids = sorted(nodes, key=int)

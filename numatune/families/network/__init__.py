@@ -1,10 +1,28 @@
 """NICs: MTU, ethtool channels/coalescing/rings, RSS flow hashing, bonds,
 IRQ affinity, kept in NetworkManager keyfiles, ifcfg files or .link files."""
-from numatune.family import Family, Snapshot
-from numatune.families.network import facts, facts_text, knob, netdev, reread
+from numatune.family import Family, Snapshot, WriteKinds
+from numatune.families.network import facts, knob
 
 # Every interface's MTU, node and driver (the cheap facts; no ethtool groups).
 SURVEY = {"net": [{"match": {"name": "*"}, "mtu": 9000, "coalesce": {"rx-usecs": 0}}]}
+
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.network import facts_text
+    return facts_text.facts_lines(facts)
+
+
+def _ethtool_set(text, ifname, group, values):
+    # netdev.EDITORS's one editor; its module (the netdev write kind) is loaded only by what edits.
+    from numatune.families.network import netdev
+    return netdev.ethtool_set(text, ifname, group, values)
+
+
+def _reread(root, data, planned, ops):
+    # Imported after apply's writes only (verify): a plan never rereads.
+    from numatune.families.network import reread
+    return reread.reread(root, data, planned, ops)
 
 
 def _as_policy(facts):
@@ -21,8 +39,9 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("network",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=dict(knob.EDITORS, **netdev.EDITORS), write_kinds={"netdev": netdev},
-    facts_lines=facts_text.facts_lines,
+    check_policy=knob.check_policy, editors=dict(knob.EDITORS, net_ethtool=_ethtool_set),
+    write_kinds=WriteKinds({"netdev": "numatune.families.network.netdev"}),
+    facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/proc/net", r"^route$", False),
         ("/etc/sysconfig/network-scripts", r"^ifcfg-", False),
@@ -32,5 +51,5 @@ FAMILY = Family(
         ("/usr/lib/systemd/network", r"^99-default\.link$", False),
         ("/lib/systemd/network", r"^99-default\.link$", False),
     ), live=facts.snapshot_extra, sh_live=facts.SH_LIVE),
-    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=reread.reread,
+    recommend=_recommend, survey=SURVEY, as_policy=_as_policy, reread=_reread,
 )

@@ -6,8 +6,8 @@ log as the instance's own evidence. Live (the real / with a connection):
 python-oracledb, imported only when a policy asks for a connection.
 The diff is ``knob``; ALTER SYSTEM writes are ``sql_write``.
 """
-from numatune.family import Family, Snapshot
-from numatune.families.oracle import facts_text, knob, oratab, sql_write
+from numatune.family import Family, Snapshot, WriteKinds
+from numatune.families.oracle import knob, oratab
 
 # Below each ORACLE_HOME in /etc/oratab: the parameter files Oracle reads at
 # startup and orabasetab (where ORACLE_BASE, and so the alert log, is).
@@ -29,6 +29,13 @@ SH_HOMES = "\n".join(
     + ["        capture \"$home/%s\" '%s' 0" % (sub, pattern) for sub, pattern in HOME_PATTERNS]
     + ["    done"])
 
+
+def _facts_lines(facts):
+    # Imported for `numatune facts` only: plan and check never print the facts.
+    from numatune.families.oracle import facts_text
+    return facts_text.facts_lines(facts)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.oracle import recommend
@@ -37,8 +44,9 @@ def _recommend(facts):
 
 FAMILY = Family(
     name=knob.NAME, areas=("oracle", "memory"), policy=knob.POLICY, read=knob.read, diff=knob.diff,
-    check_policy=knob.check_policy, editors=knob.EDITORS, write_kinds={"sql": sql_write},
-    after_apply=knob.after_apply, resolve_after=("hugepages",), facts_lines=facts_text.facts_lines,
+    check_policy=knob.check_policy, editors=knob.EDITORS,
+    write_kinds=WriteKinds({"sql": "numatune.families.oracle.sql_write"}),
+    after_apply=knob.after_apply, resolve_after=("hugepages",), facts_lines=_facts_lines,
     snapshot=Snapshot(patterns=(
         ("/etc", r"^oratab$", False),
         ("/etc/security", r"^limits\.conf$", False),
