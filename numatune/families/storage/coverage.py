@@ -72,3 +72,10 @@ class Coverage:
                 missing[name] = attrs
         self._answers.append((list(rules), missing))
         return missing
+
+
+def kept(names, settings, missing):
+    """The ``names`` that none of a rule's ``settings`` is ``missing`` on
+    ({device: [attr]}), the rule's settings taken once, not per device."""
+    settings = settings.keys()
+    return [n for n in names if settings.isdisjoint(missing.get(n, ()))]

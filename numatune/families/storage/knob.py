@@ -378,7 +378,7 @@ def diff(data, facts):
             continue  # nothing is set by this rule: its findings say why; nothing to call compliant
         if missing is None:
             missing = covered.missing(block_persist.current_rules(mine))
-        kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
+        kept = block_coverage.kept(done, settings_of(rule), missing)
         by = sorted({udev_rules.PATH if (i, a) not in kept_by else kept_by[(i, a)] for a in settings_of(rule)})
         where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)
                  else "live; persisted for %d of them" % len(kept))
