@@ -59,3 +59,21 @@ def test_one_plans_coverage_does_not_reach_the_next(tmp_path, cli):
     (bare / udev_rules.PATH.lstrip("/")).unlink()
     for root, said in ((kept, "persisted by "), (bare, "persisted for 0 of them"), (kept, "persisted by ")):
         assert said in _results(cli, root, policy)["block[0]"]["message"], root
+
+
+def test_devices_alike_in_settings_but_not_in_schedulers_or_kind_want_their_own():
+    from numatune.families.storage.coverage import Coverage
+
+    def dev(name, kind, available, current):
+        return {"name": name, "kind": kind, "scheduler": {"available": available, "current": current}}
+    devices = {"sda": dev("sda", "scsi", ["mq-deadline", "none"], "none"),
+               "sdb": dev("sdb", "scsi", ["bfq", "none"], "none"),
+               "sdc": dev("sdc", "scsi", ["mq-deadline", "none"], "none"),
+               "dm-0": dev("dm-0", "dm-multipath", ["mq-deadline", "none"], "none")}
+    given = {"scheduler": ("deadline", 0), "queue_depth": ("64", 0)}
+    missing = Coverage({"devices": devices}, {n: dict(given) for n in devices}).missing([])
+    assert missing == {"sda": ["scheduler", "queue_depth"], "sdb": ["queue_depth"],
+                       "sdc": ["scheduler", "queue_depth"], "dm-0": ["scheduler"]}
+    rule = ([("KERNEL", "==", "sd[ac]")], [("ATTR{queue/scheduler}", "mq-deadline")])
+    assert Coverage({"devices": devices}, {n: dict(given) for n in devices}, routed={(0, "queue_depth"): "x"}
+                    ).missing([rule]) == {"dm-0": ["scheduler"]}

@@ -20,27 +20,38 @@ _ATTR_KEYS = {attr: "ATTR{%s}" % path for attr, path in UDEV_ATTRS.items()}
 
 def _wanted(devices, assigned, routed):
     """[(device, [(attr, udev key, value)])]: what a rule must give each
-    device for its assigned settings to persist, in assigned's order."""
-    out = []
+    device for its assigned settings to persist, in assigned's order. Devices
+    with the same settings, kind and schedulers (most of a giant host's paths)
+    share one list, worked out once."""
+    out, seen = [], {}
     for name, attrs in assigned.items():
         dev = devices[name]
-        wants = []
-        for attr, (value, index) in attrs.items():
-            key = _ATTR_KEYS.get(attr)
-            if key is None or (index, attr) in routed:
-                continue
-            if attr in SCSI_ONLY and dev["kind"] == "dm-multipath":
-                continue
-            want = value
-            if attr == "scheduler":
-                want = next((n for n in SCHEDULER_NAMES[value] if n in (dev["scheduler"]["available"] or [])
-                             or n == dev["scheduler"]["current"]), None)
-                if want is None:
-                    continue  # not offered: the live diff says so
-            wants.append((attr, key, want))
+        sched = dev["scheduler"]
+        offered = sched["available"] or ()
+        alike = (tuple(attrs.items()), dev["kind"], tuple(offered), sched["current"])
+        wants = seen.get(alike)
+        if wants is None:
+            wants = seen[alike] = _wants(attrs, dev["kind"], offered, sched["current"], routed)
         if wants:
             out.append((name, wants))
     return out
+
+
+def _wants(attrs, kind, offered, current, routed):
+    wants = []
+    for attr, (value, index) in attrs.items():
+        key = _ATTR_KEYS.get(attr)
+        if key is None or (index, attr) in routed:
+            continue
+        if attr in SCSI_ONLY and kind == "dm-multipath":
+            continue
+        want = value
+        if attr == "scheduler":
+            want = next((n for n in SCHEDULER_NAMES[value] if n in offered or n == current), None)
+            if want is None:
+                continue  # not offered: the live diff says so
+        wants.append((attr, key, want))
+    return wants
 
 
 class Coverage:
