@@ -11,12 +11,11 @@ import fnmatch
 import re
 
 from numatune.facts import routes
-from numatune.families.storage import multipath_conf, multipathd, udev_rules
+from numatune.families.storage import facts as facts_block, multipath_conf, multipathd, udev_rules
 from numatune.errors import PolicyError
-from numatune.families.storage import facts as facts_block
+from numatune.families.storage import coverage as block_coverage, persist as block_persist
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
-from numatune.families.storage import persist as block_persist
 from numatune.families.storage.settings import (ATTRS, CACHE_TYPES, FLOOR_ATTRS, SCHEDULER_NAMES, SCHEDULERS,
                                                 SCSI_ATTRS, floor_of, settings_of)
 
@@ -369,6 +368,7 @@ def diff(data, facts):
             found = routes.route(facts, "block", "%d.%s" % (i, attr))
             if found:
                 kept_by[(i, attr)] = found["by"]
+    covered = block_coverage.Coverage(mine, assigned, kept_by)   # the rules on file's, then the wanted ones'
     missing = None      # what the rules on file miss: asked only about a compliant rule
     for i, rule, direct, expanded, via in per_rule:
         if not (direct and compliant[i] and settings_of(rule)):
@@ -377,8 +377,8 @@ def diff(data, facts):
         if not done:
             continue  # nothing is set by this rule: its findings say why; nothing to call compliant
         if missing is None:
-            missing = block_persist.coverage(block_persist.current_rules(mine), mine, per_rule, assigned, kept_by)
-        kept = [n for n in done if not set(missing.get(n, ())) & set(settings_of(rule))]
+            missing = covered.missing(block_persist.current_rules(mine))
+        kept = block_coverage.kept(done, settings_of(rule), missing)
         by = sorted({udev_rules.PATH if (i, a) not in kept_by else kept_by[(i, a)] for a in settings_of(rule)})
         where = ("live and persisted by %s" % " and ".join(by) if len(kept) == len(done)
                  else "live; persisted for %d of them" % len(kept))
@@ -394,7 +394,7 @@ def diff(data, facts):
                               "(partitions are not listed there), so the udev rules' DEVTYPE==disk selects them"
                               % (", ".join(assumed[:6]) + (" and %d more" % (len(assumed) - 6)
                                                            if len(assumed) > 6 else "")))
-    yield from block_persist.udev(data, mine, per_rule, assigned, kept_by)
+    yield from block_persist.udev(data, mine, per_rule, covered if assigned else None, kept_by)
 
 
 def _describe(match):

@@ -2,18 +2,12 @@
 rules file, and its section of /etc/multipath.conf. Drift is found by parsing
 both files back, never by comparing text a user may have reformatted."""
 from numatune.families.storage import multipath_conf, multipathd, udev_rules, udev_targets
+from numatune.families.storage.coverage import SCSI_ONLY, UDEV_ATTRS
 from numatune.families.storage.settings import SCHEDULER_NAMES, settings_of
 from numatune.model import Change, Compliant, Finding, Write
 
-# cache_type lives on the scsi_disk device, not the block device, and is
-# written "temporary": it stays a live setting (see the finding below).
-UDEV_ATTRS = {"scheduler": "queue/scheduler", "nr_requests": "queue/nr_requests",
-              "max_sectors_kb": "queue/max_sectors_kb", "read_ahead_kb": "queue/read_ahead_kb",
-              "rotational": "queue/rotational", "nomerges": "queue/nomerges", "rq_affinity": "queue/rq_affinity",
-              "queue_depth": "device/queue_depth"}
-SCSI_ONLY = ("queue_depth",)
-# The udev key of each: formatted once, not per device and attribute (40,000 on a giant host).
-_ATTR_KEYS = {attr: "ATTR{%s}" % path for attr, path in UDEV_ATTRS.items()}
+# UDEV_ATTRS: what a udev rule can keep (cache_type is written "temporary": a live setting, see
+# the finding below); they live with the coverage that compares against them.
 
 
 def _scheduler_names(wanted, devices, names):
@@ -71,32 +65,6 @@ def desired_entries(data, facts, per_rule, routed=()):
     return kept[::-1], findings
 
 
-def coverage(rules, facts, per_rule, assigned, routed=()):
-    """{device: [attr]} of the settings ``rules`` would not give a device
-    after a reboot or hot-add (the live value alone keeps them)."""
-    devices = facts["devices"]
-    got = udev_targets.effective(rules, devices)
-    missing = {}
-    for name, attrs in assigned.items():
-        dev = devices[name]
-        has = got[name]
-        for attr, (value, index) in attrs.items():
-            key = _ATTR_KEYS.get(attr)
-            if key is None or (index, attr) in routed:
-                continue
-            if attr in SCSI_ONLY and dev["kind"] == "dm-multipath":
-                continue
-            want = value
-            if attr == "scheduler":
-                want = next((n for n in SCHEDULER_NAMES[value] if n in (dev["scheduler"]["available"] or [])
-                             or n == dev["scheduler"]["current"]), None)
-                if want is None:
-                    continue  # not offered: the live diff says so
-            if has.get(key) != want:
-                missing.setdefault(name, []).append(attr)
-    return missing
-
-
 def current_rules(facts):
     """The rules numatune's file holds now ([] when absent or unparsable)."""
     try:
@@ -124,13 +92,14 @@ def _live_only(per_rule, missing):
                       why="select these devices by vendor/model, wwn, a udev property or dm_name")
 
 
-def udev(data, facts, per_rule, assigned=None, routed=()):
+def udev(data, facts, per_rule, covered=None, routed=()):
+    """``covered``: the plan's coverage.Coverage of its assigned settings (None: nothing assigned)."""
     entries, findings = desired_entries(data, facts, per_rule, routed)
     yield from findings
     text = facts.get("udev_rules")
-    if assigned:
+    if covered is not None:
         wanted_rules = [(keys, [assign]) for _, keys, assign in entries]
-        yield from _live_only(per_rule, coverage(wanted_rules, facts, per_rule, assigned, routed))
+        yield from _live_only(per_rule, covered.missing(wanted_rules))
     for i, rule, direct, expanded, via in per_rule:
         if "cache_type" in rule and expanded:
             yield Finding(id="block.cache_type-live:%d" % i, severity="info", area="storage",
