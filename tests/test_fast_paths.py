@@ -141,35 +141,18 @@ def test_change_to_json_is_asdict_with_each_writes_own_form():
     assert Change.from_json(json.loads(json.dumps(got))) == change
 
 
-def test_a_cli_run_does_not_walk_its_objects_with_the_cyclic_gc(tmp_path, capsys):
-    """A plan's million acyclic objects are not walked by GC passes
-    (cli._few_collections); the process's collector is put back after."""
+def test_a_cli_run_lets_the_cyclic_gc_run_rarely(tmp_path, capsys):
+    """A plan's million acyclic objects are not walked by frequent GC passes
+    (cli._few_collections); the process's thresholds are put back after."""
     import gc
     from numatune import cli
-    before = gc.get_threshold(), gc.isenabled()
+    before = gc.get_threshold()
     try:
         gc.set_threshold(700, 10, 10)
-        gc.enable()
         try:
             cli.main(["history", "--root", str(tmp_path)])
         except SystemExit:
             pass
-        assert not gc.isenabled()
+        assert gc.get_threshold()[0] >= 100000
     finally:
-        gc.set_threshold(*before[0])
-        if before[1]:
-            gc.enable()
-
-
-def test_the_review_screen_keeps_the_cyclic_gc():
-    """The TUI lives for as long as a person reviews: its garbage is collected."""
-    import gc
-    from numatune import cli
-    try:
-        gc.enable()
-        cli._few_collections("review")
-        assert gc.isenabled()
-        cli._few_collections("plan")
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
+        gc.set_threshold(*before)
