@@ -41,6 +41,17 @@ class HostError(NumatuneError, ValueError):
     numatune plans nothing from what it cannot read."""
 
 
+class ExhaustedError(NumatuneError):
+    """A read failed for want of descriptors or memory (EMFILE, ENFILE, ENOMEM):
+    that says nothing of the file, and planning as if it were missing would
+    plan (or recommend) for a host with files taken out of it."""
+
+    def __init__(self, path, error):
+        super().__init__("cannot read %s: %s" % (path, error.strerror or error),
+                         "raise the open-files limit (ulimit -n; LimitNOFILE= for a systemd unit) "
+                         "or free memory, and run again")
+
+
 class DriftError(NumatuneError):
     """The host changed between the saved plan and the apply."""
 

@@ -24,6 +24,7 @@ import stat
 import _thread
 from collections import OrderedDict
 
+from numatune.errors import ExhaustedError
 from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
 from numatune.rootfs.readfile import limit_for, read_fd, read_named, text
 
@@ -33,6 +34,15 @@ _DIR = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 # a hundred cover it and stay far below the usual limit of 1,024 (the engine
 # closes them after each gather, apply and revert).
 _KEPT = 128
+
+
+# A read failing with one of these says nothing of the file: never read as "missing".
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+
+
+def _unless_exhausted(error, path):
+    if getattr(error, "errno", None) in _EXHAUSTED:
+        raise ExhaustedError(path, error) from None
 
 
 def _split(path):
@@ -230,11 +240,15 @@ class Reads:
             return read_fd(self._open_read(path), path)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return default
+        except OSError as e:
+            _unless_exhausted(e, path)
+            raise
 
     def read_text(self, path, default=None):
         try:
             return text(read_named(self._open_read(path), path, "", limit_for(path)))
-        except OSError:
+        except OSError as e:
+            _unless_exhausted(e, path)
             # Missing, or sysfs attributes that exist but cannot be read (EINVAL,
             # EIO, EACCES): "not available here", like missing ones.
             return default
@@ -252,20 +266,23 @@ class Reads:
         with self._dirs_lock:
             try:
                 dfd = self._dir(base.rstrip("/") or "/")[0]
-            except (OSError, ValueError):
+            except (OSError, ValueError) as e:
+                _unless_exhausted(e, directory)
                 return {name: None for name in names}    # no such directory: none of its files
             links = []
             for name in names:
                 try:
                     fd = open_(name, flags, dir_fd=dfd)
                 except OSError as e:
+                    _unless_exhausted(e, base + name)
                     out[name] = None
                     if e.errno == errno.ELOOP and self._nofollow:
                         links.append(name)
                     continue
                 try:
                     got = decode(read_named(fd, base, name, limit), "utf-8", "surrogateescape")
-                except OSError:
+                except OSError as e:
+                    _unless_exhausted(e, base + name)
                     out[name] = None
                     continue
                 # text(): universal newlines (no sysfs attribute has a "\r").
@@ -292,7 +309,8 @@ class Reads:
         not its directory opened and kept first (two opens, and the close of the oldest)."""
         try:
             text_ = text(read_fd(self.open_named(path, _READ), path))
-        except OSError:
+        except OSError as e:
+            _unless_exhausted(e, path)
             return default
         return text_.replace("\x00", "").strip()
 
@@ -300,19 +318,22 @@ class Reads:
         try:
             self._stat(path, True)
             return True
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, path)
             return False
 
     def isdir(self, path):
         try:
             return stat.S_ISDIR(self._stat(path, True).st_mode)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, path)
             return False
 
     def islink(self, path):
         try:
             return stat.S_ISLNK(self._stat(path, False).st_mode)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, path)
             return False
 
     def readlink(self, path, default=None):
@@ -322,7 +343,8 @@ class Reads:
                 return os.readlink(self.join(path, follow=False))
             with self._dirs_lock:
                 return os.readlink(name, dir_fd=self._dir(parent)[0])
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, path)
             return default
 
     def realpath(self, path):
@@ -334,7 +356,8 @@ class Reads:
                 # reads a link per component by its whole path (a NIC's device: ten).
                 return self._resolve(path)
             return self._walk(path)
-        except OSError:
+        except OSError as e:
+            _unless_exhausted(e, path)
             return path  # a link loop: the path as given, which reads as missing
 
     def listdir(self, path):
@@ -344,7 +367,8 @@ class Reads:
                 return sorted(os.listdir(fd))
             finally:
                 os.close(fd)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, path)
             return []
 
     def glob(self, directory, pattern):
