@@ -9,6 +9,7 @@ bad input, including another run holding the lock
 saved plan. ``check`` follows the Nagios convention instead: 0 compliant, 1
 warning, 2 critical, 3 could not check.
 """
+import errno
 import sys
 
 import numatune
@@ -96,6 +97,14 @@ def _interruptible(argv):
         sys.stderr.write("numatune: interrupted%s\n" % ("" if command in ("revert", "confirm", "review")
                                                          else ": nothing changed"))
         return 130
+    except OSError as e:
+        # Out of descriptors or memory where no read of the host's was under way (loading a module of
+        # numatune's own): the user's to fix, one line; Root's reads say so themselves (ExhaustedError).
+        from numatune.errors import ExhaustedError
+        if e.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOMEM):
+            raise
+        sys.stderr.write("numatune: %s\n" % ExhaustedError(e.filename or "numatune's own files", e))
+        return ExhaustedError.exit_status
 
 
 def _main(argv):

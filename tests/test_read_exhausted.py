@@ -78,3 +78,30 @@ def test_recommend_short_of_descriptors_stops_and_writes_nothing(tmp_path):
     proc = _run(tmp_path, code, 200, root, out)
     assert proc.returncode == 0, proc.stderr
     assert 'extends = ["oracle-hugepages"]' in out.read_text()
+
+
+
+def test_a_module_that_cannot_load_for_want_of_descriptors_is_one_line(monkeypatch, capsys):
+    """Out of descriptors outside a read of the host's (numatune's own modules load lazily): one line."""
+    import errno
+
+    from numatune import cli
+
+    def starved(argv):
+        raise OSError(errno.EMFILE, "Too many open files", "/usr/lib/python3.9/site-packages/numatune/commands.py")
+    monkeypatch.setattr(cli, "_main", starved)
+    assert cli.main(["plan"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("numatune: cannot read /usr/lib/python3.9/site-packages/numatune/commands.py: "
+                          "Too many open files (raise the open-files limit (ulimit -n")
+
+
+def test_another_os_error_outside_a_read_is_still_a_bug(monkeypatch):
+    from numatune import cli
+
+    def broken(argv):
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(cli, "_main", broken)
+    with pytest.raises(OSError):
+        cli.main(["plan"])
