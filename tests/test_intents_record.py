@@ -6,6 +6,7 @@ costs what it holds (a bad checksum: all of it; an unusable intent: itself)."""
 import json
 
 from conftest import tree_digest
+from journal_lines import records
 from numatune.apply import journal as journal_mod
 from numatune.apply.journal import FRAME_ROOM, UNDO_ROOM, Journal, list_transactions, parse_journal
 from numatune.apply.journal_records import blocking, intents_record
@@ -14,7 +15,7 @@ from test_batched_records import BATCH, KEYS, _applied, _journal_path, _rewrite,
 
 
 def _lines(root_dir):
-    return [json.loads(raw) for raw in _journal_path(root_dir).read_bytes().splitlines()]
+    return records(_journal_path(root_dir))
 
 
 def test_a_batch_of_intents_is_one_record_and_reads_as_its_intents(host, cli):
