@@ -40,8 +40,7 @@ class WriteKinds(Mapping):
             module = importlib.import_module(self._modules[kind])
             # What problems() checks of a module given as such, checked here on its first import.
             missing = [v for v in WRITE_VERBS if not callable(getattr(module, v, None))]
-            if missing:     # a family's bug, not the user's: not stripped under python -O as an assert would be
-                raise TypeError("write kind %s has no %s" % (kind, ", ".join(v + "()" for v in missing)))
+            assert not missing, "write kind %s has no %s" % (kind, ", ".join(v + "()" for v in missing))
             self._checked[kind] = module
         return module
 
