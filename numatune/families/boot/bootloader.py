@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from numatune.errors import BootConfigError
-from numatune.families.boot import grub_files, grub_legacy
+from numatune.families.boot import grub_d, grub_files, grub_legacy
 from numatune.families.boot.default_grub import DEFAULT_GRUB, parse_default_grub
 from numatune.families.boot.grubenv import ENCODING, parse_grubenv
 from numatune.model.records import field, record
@@ -66,6 +66,8 @@ class BootConfig:
     # and the sentence that says which file(s) and why ("" when there was no choice).
     grub_cfg_others: list = field(default_factory=list)
     boot_choice: str = ""
+    # /etc/default/grub.d/*.cfg that the next grub-mkconfig sources after /etc/default/grub (grub_d.py).
+    grub_d_paths: list = field(default_factory=list)
 
 
 def split_args(s):
@@ -206,13 +208,15 @@ def read_boot_config(root):
     grubenv = _first_file(root, [GRUB2_DIR + "/grubenv"] + [d + "/grubenv" for d in efi_dirs])
     grub_cfg, others, choice = grub_files.grub_cfgs(root)
     default_grub = _first_file(root, [DEFAULT_GRUB])
+    found = grub_d.paths(root)
+    grub_d_paths = [p for p in found if take(p)] if found and grub_d.sourced(root) else []
     kernel_cmdline = _first_file(root, [KERNEL_CMDLINE])
     grub_conf = grub_files.grub_conf(root)
     grubenv, grub_cfg, default_grub, kernel_cmdline, grub_conf = (
         p if p and take(p) else "" for p in (grubenv, grub_cfg, default_grub, kernel_cmdline, grub_conf))
     others = [p for p in others if take(p)]
     return boot_config_from_files(contents, entry_paths, grubenv, default_grub,
-                                  kernel_cmdline, grub_cfg, grub_conf, others, choice)
+                                  kernel_cmdline, grub_cfg, grub_conf, others, choice, grub_d_paths)
 
 
 def _first_file(root, candidates):
@@ -227,7 +231,7 @@ def _first_file(root, candidates):
 
 def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_grub_path="",
                            kernel_cmdline_path="", grub_cfg_path="", grub_conf_path="", grub_cfg_others=(),
-                           boot_choice=""):
+                           boot_choice="", grub_d_paths=()):
     """Pure assembly of a BootConfig from file contents (host path -> bytes or str)."""
     contents = {path: decode(data) for path, data in contents.items()}
     env = parse_grubenv(encode(contents[grubenv_path]), grubenv_path) if grubenv_path else {}
@@ -285,7 +289,8 @@ def boot_config_from_files(contents, entry_paths=(), grubenv_path="", default_gr
         grub_cfg_path=grub_cfg_path, files=files, grubenv=env,
         fallback_kernelopts=fallback, tuned_params=tuned, contents=dict(contents),
         grub_conf_path=grub_conf_path if kind == "grub-legacy" else "",
-        grub_cfg_others=list(grub_cfg_others) if kind == "grub2-legacy" else [], boot_choice=boot_choice)
+        grub_cfg_others=list(grub_cfg_others) if kind == "grub2-legacy" else [], boot_choice=boot_choice,
+        grub_d_paths=list(grub_d_paths))
 
 
 def expand(tokens, variables):

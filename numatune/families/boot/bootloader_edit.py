@@ -9,11 +9,13 @@ is set, never by expanding it: tuned owns $tuned_params and numatune leaves it a
 Numatune treats the keys it adds as single-valued: adding ``transparent_hugepage=never``
 drops any other ``transparent_hugepage=...`` (the kernel honours the last one).
 """
+from types import SimpleNamespace
+
 from numatune.errors import BootConfigError
-from numatune.families.boot import grub_legacy
-from numatune.families.boot.bootloader import (arg_spans, boot_config_from_files, encode, is_rescue, scan_grub_cfg,
-                                               split_args, variable_name)
-from numatune.families.boot.default_grub import ASSIGN, scan_default_grub
+from numatune.families.boot import grub_d, grub_legacy
+from numatune.families.boot.bootloader import (BootEntry, arg_spans, boot_config_from_files, decode, encode,
+                                               is_rescue, scan_grub_cfg, split_args, variable_name)
+from numatune.families.boot.default_grub import ASSIGN, EDITED, scan_default_grub
 from numatune.families.boot.grubenv import ENCODING, GRUBENV_SIZE, grubenv_layout
 
 # hugepages=N counts pages of the hugepagesz= before it, so a new value of these goes to the
@@ -320,12 +322,15 @@ def plan_boot_edits(cfg, add, remove):
     after = boot_config_from_files(
         contents, [e.path for e in cfg.entries] if cfg.kind == "bls" else [],
         cfg.grubenv_path, cfg.default_grub_path, cfg.kernel_cmdline_path, cfg.grub_cfg_path,
-        cfg.grub_conf_path, cfg.grub_cfg_others, cfg.boot_choice)
+        cfg.grub_conf_path, cfg.grub_cfg_others, cfg.boot_choice, cfg.grub_d_paths)
     problems = missing_in_entries(after, add, remove)
     if problems:
         path, problem = problems[0]
         raise BootConfigError("%s: %s even after editing the bootloader files" % (path, problem),
                               _why(cfg, problem))
+    # The entries hold; what the next grub-mkconfig writes must hold too.
+    texts = [(p, decode(contents[p])) for p in [cfg.default_grub_path] + cfg.grub_d_paths if p]
+    grub_d.check(texts, cfg.grub_d_paths, lambda values: _mkconfig_problem(values, add, remove))
     return changed
 
 
@@ -339,6 +344,21 @@ def _why(cfg, problem):
                 "run `grub2-mkconfig` or `grubby --update-kernel=ALL` first"
                 % (cfg.grubenv_path or "grubenv"))
     return "check the entry's options by hand"
+
+
+def _mkconfig_problem(values, add, remove):
+    """(variable, problem) when the entry grub-mkconfig writes from ``values`` (GRUB_CMDLINE_LINUX,
+    then GRUB_CMDLINE_LINUX_DEFAULT) breaks the edit, else None. The variable is the one that holds
+    the token, or another value of its key, last: its assignment undid the edit."""
+    per_name = {name: split_args(values[name] or "") for name in EDITED}
+    entry = BootEntry("", "", "", per_name[EDITED[0]] + per_name[EDITED[1]], "")
+    problems = missing_in_entries(SimpleNamespace(entries=[entry]), add, remove)
+    if not problems:
+        return None
+    arg = problems[0][1].split()[-1]
+    name = next((n for n in reversed(EDITED) if any(t == arg or arg_key(t) == arg_key(arg) for t in per_name[n])),
+                EDITED[0])
+    return name, problems[0][1]
 
 
 def missing_in_entries(cfg, present, absent):
