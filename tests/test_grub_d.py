@@ -9,9 +9,10 @@ import pytest
 from conftest import write
 from numatune.errors import BootConfigError
 from numatune.families.boot.grub_d import effective
-from test_default_grub_stock import DEBIAN, GRUB_CFG, POLICY, with_numa_off
+from test_default_grub_stock import DEBIAN, GRUB, GRUB_CFG, POLICY, with_numa_off
 
-# Debian 12's /usr/sbin/grub-mkconfig, the lines that source the files (GRUB 2.06, GPL-3.0).
+# Debian 12's /usr/sbin/grub-mkconfig, its lines 160-167 that source the files, verbatim (grub-common
+# 2.06-13+deb12u2, GPL-3.0-or-later).
 DEBIAN_MKCONFIG = """#! /bin/sh
 if test -f ${sysconfdir}/default/grub ; then
   . ${sysconfdir}/default/grub
@@ -28,6 +29,8 @@ if test -f ${sysconfdir}/default/grub ; then
   . ${sysconfdir}/default/grub
 fi
 """
+# The one file Debian 12 ships there (comments only).
+INIT_SELECT = (GRUB / "debian" / "init-select.cfg").read_text()
 CLOUD = 'GRUB_CMDLINE_LINUX_DEFAULT="numa=off console=tty1 console=ttyS0"\n'
 
 
@@ -52,7 +55,7 @@ def planned(cli, tmp_path, root):
 
 @pytest.mark.parametrize("mkconfig", [DEBIAN_MKCONFIG, None], ids=["debian-mkconfig", "no-mkconfig-in-root"])
 def test_a_cloud_image_file_that_sets_numa_off_again_is_named_and_nothing_is_written(tmp_path, cli, mkconfig):
-    root = debian_root(tmp_path, {"50-cloudimg-settings.cfg": CLOUD, "10-other.cfg": "GRUB_TIMEOUT=1\n"}, mkconfig)
+    root = debian_root(tmp_path, {"50-cloudimg-settings.cfg": CLOUD, "init-select.cfg": INIT_SELECT}, mkconfig)
     plan, policy = planned(cli, tmp_path, root)
     assert [c["id"] for c in plan["changes"] if c["id"].startswith("cmdline.")] == []
     finding = next(f for f in plan["findings"] if f["id"] == "cmdline.cannot-edit:numa=off")
@@ -81,11 +84,12 @@ def test_a_file_that_sets_the_main_variable_anew_loses_an_added_argument(tmp_pat
     ({"50-cloudimg-settings.cfg": 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT console=ttyS0"\n'},
      DEBIAN_MKCONFIG),
     ({"50-cloudimg-settings.cfg": 'GRUB_CMDLINE_LINUX_DEFAULT="console=tty1 console=ttyS0"\n'}, DEBIAN_MKCONFIG),
+    ({"init-select.cfg": INIT_SELECT}, DEBIAN_MKCONFIG),
     # RHEL's grub2-mkconfig never reads the directory.
     ({"50-cloudimg-settings.cfg": CLOUD}, RHEL_MKCONFIG),
     # The shell's glob skips a name starting with a dot.
     ({".50-hidden.cfg": CLOUD}, DEBIAN_MKCONFIG),
-], ids=["appends", "other-arguments", "rhel-mkconfig", "dotfile"])
+], ids=["appends", "other-arguments", "debian12-stock", "rhel-mkconfig", "dotfile"])
 def test_files_that_keep_the_edit_change_nothing(tmp_path, cli, cfgs, mkconfig):
     root = debian_root(tmp_path, cfgs, mkconfig)
     plan, _ = planned(cli, tmp_path, root)
