@@ -120,3 +120,15 @@ def test_an_unknowable_file_is_said_in_the_plan(tmp_path, cli):
     finding = next(f for f in plan["findings"] if f["id"] == "cmdline.cannot-edit:numa=off")
     assert "60-extra.cfg:1" in finding["message"] and "$EXTRA" in finding["message"]
     assert not [c for c in plan["changes"] if c["id"].startswith("cmdline.")]
+
+
+def test_check_is_not_ok_while_a_grub_d_file_would_put_numa_off_back(tmp_path, cli):
+    """Entries and /etc/default/grub already without numa=off: the next update-grub would still restore it."""
+    root = debian_root(tmp_path, {"50-cloudimg-settings.cfg": CLOUD})
+    write(root, "/etc/default/grub", DEBIAN)
+    write(root, "/boot/grub/grub.cfg", GRUB_CFG.replace(" numa=off", ""))
+    write(root, "/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-50-amd64 root=UUID=0b1f ro console=ttyS0\n")
+    policy = write(tmp_path, "p.toml", POLICY)
+    status, out, err = cli("check", "--root", root, "--policy", policy)
+    assert status != 0, out
+    assert "CRITICAL  cmdline.cannot-edit:numa=off" in out and "50-cloudimg-settings.cfg:1 sets" in out, out
