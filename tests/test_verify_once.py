@@ -116,3 +116,9 @@ def test_a_value_that_did_not_hold_is_still_reported(host, monkeypatch):
     monkeypatch.setattr(values, "_write", lost)
     with pytest.raises(ApplyError, match=r"verify after apply: .*read_ahead_kb still '4', wanted "):
         engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
+
+
+def test_only_plain_paths_are_read_together():
+    assert recent._parts("/sys/block/sda/queue/nr_requests") == ("/sys/block/sda/queue", "nr_requests")
+    for odd in ("/sys/block/../x", "/sys/./x", "/sys/block/..", "/sys//x", "relative/x", "/sys/x/", "/x"):
+        assert recent._parts(odd) is None   # read by its kind, one file at a time, as before
