@@ -10,6 +10,7 @@ cost as much as the plan itself.
 """
 from numatune import plan as plan_mod
 from numatune.apply import kinds
+from numatune.apply.recent import Recent
 from numatune.families.registry import selected
 
 
@@ -27,26 +28,29 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None, 
     (what keeps each value at boot, for apply's result). ``facts``: the
     plan's, from which a family with a ``reread`` reads again only what the
     writes can change (None: every family reads its facts whole)."""
-    failed, seen = [], set()
+    checked, seen = [], set()
     for change, op in reversed(written):
         key = _target_key(op)
         if key in seen:
             continue    # a later write to the same target is the one that must hold
         seen.add(key)
         # A write the kernel may take in part is judged by its family below.
-        if change.partial_ok:
-            continue
-        if "asked" in op or not kinds.for_op(op).current_matches(root, op, "after"):
-            failed.append(change)
+        if not change.partial_ok:
+            checked.append((change, op))
     changed = []
     for change, _ in written:
         if change.family not in changed:
             changed.append(change.family)
-    if not changed:
-        return [], list(planned)
-    # The families that changed something (with those whose facts they read), read once.
-    families = selected(changed)
-    facts = gather(root, policy.data, families=families, reread=_rereads(policy.data, families, facts, written))
+    # Each value written is read once, for its read-back and for the facts read again (recent.py).
+    with Recent(root, [op["path"] for _, op in checked if op.get("kind") == "value" and "asked" not in op]):
+        failed = [change for change, op in checked
+                  if "asked" in op or not kinds.for_op(op).current_matches(root, op, "after")]
+        if not changed:
+            return [], list(planned)
+        # The families that changed something (with those whose facts they read), read once.
+        families = selected(changed)
+        facts = gather(root, policy.data, families=families,
+                       reread=_rereads(policy.data, families, facts, written))
     again = plan_mod.build(policy.data, facts, only, skip)
     if compliant is not None:
         compliant.extend(again.compliant)

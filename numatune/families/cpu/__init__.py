@@ -18,6 +18,12 @@ def _as_policy(facts):
     return as_policy.as_policy(facts)
 
 
+def _reread(root, data, planned, ops):
+    # Imported after apply's writes only (verify): a plan never rereads.
+    from numatune.families.cpu import reread
+    return reread.reread(root, data, planned, ops)
+
+
 def _recommend(facts):
     # Imported for `numatune recommend` only: plan and check never load it.
     from numatune.families.cpu import recommend
@@ -26,4 +32,4 @@ def _recommend(facts):
 
 FAMILY = Family(name=knob.NAME, areas=("cpu",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
                 editors=knob.EDITORS, facts_lines=_facts_lines, recommend=_recommend, survey=SURVEY,
-                as_policy=_as_policy)
+                as_policy=_as_policy, reread=_reread)

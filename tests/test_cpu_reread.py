@@ -1,0 +1,72 @@
+"""Verify after apply reads the cpu facts again from the plan's (issue #38):
+each governor and cpuidle disable again, not every state's files and every
+process's descriptors; the same facts as a whole read after the writes, and
+a whole read where something else may have changed."""
+import shutil
+import sys
+
+import pytest
+
+from conftest import REPO, install_numatune
+from numatune import engine
+from numatune.families.cpu import facts as cpupower
+from numatune.families.registry import load
+from numatune.policy.stack import load as load_policy
+from numatune.root import Root
+
+sys.path.insert(0, str(REPO / "bench"))
+import bench_policy  # noqa: E402
+from make_host import make_host  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def giant(tmp_path_factory):
+    work = tmp_path_factory.mktemp("cpureread")
+    root = work / "root"
+    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=2, paths=2, nics=1, queues=2, instances=1, procs=10)
+    install_numatune(root)
+    policy = work / "policy.toml"
+    bench_policy.build(str(policy))
+    return root, policy
+
+
+@pytest.fixture
+def host(giant, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(giant[0], root, symlinks=True)
+    return root, giant[1]
+
+
+def _applied(root_dir, policy_path):
+    root = Root(str(root_dir))
+    policy = load_policy([str(policy_path)], root)
+    plan, facts = engine.make_plan(root, policy, strict=False)
+    assert any(c.family == "cpu" for c in plan.changes)
+    txid, ops, _ = engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
+    return root, policy, facts, ops
+
+
+def test_the_cpu_facts_read_again_are_the_whole_read(host, monkeypatch):
+    root, policy, facts, ops = _applied(*host)
+    cpu = load("cpu")
+    whole = cpu.read(root, policy.data)
+    assert whole != facts["cpu"]     # the writes changed governors and C-states
+
+    def holders(root_):
+        raise AssertionError("the latency file's holders read again")
+    monkeypatch.setattr(cpupower, "dma_latency_holders", holders)
+    assert cpu.reread(root, policy.data, facts["cpu"], ops) == whole
+
+
+def test_a_host_tool_a_write_elsewhere_or_other_cpus_read_it_whole(host):
+    root, policy, facts, ops = _applied(*host)
+    cpu = load("cpu")
+    assert cpu.reread(root, policy.data, facts["cpu"], ops) is not None
+    assert cpu.reread(root, policy.data, facts["cpu"], ops + [{"kind": "command", "argv": ["tuned-adm"]}]) is None
+    online = {"kind": "value", "path": "/sys/devices/system/cpu/cpu3/online", "before": "1", "after": "0"}
+    assert cpu.reread(root, policy.data, facts["cpu"], ops + [online]) is None
+    fewer = dict(facts["cpu"], cpuidle=dict(facts["cpu"]["cpuidle"], cpus={
+        k: v for k, v in facts["cpu"]["cpuidle"]["cpus"].items() if k != "3"}),
+        cpufreq=dict(facts["cpu"]["cpufreq"], policies=[
+            p for p in facts["cpu"]["cpufreq"]["policies"] if 3 not in p["cpus"]]))
+    assert cpu.reread(root, policy.data, fewer, ops) is None
