@@ -109,7 +109,12 @@ class Dirs:
             else:   # the usual case (13,900 directories a plan): kept under its own name, no alias
                 return self._keep(directory, [fd, None, directory])
         else:
-            pfd, preal = self._dir(parent, hops)[:2]
+            pgot = dirs.get(parent)     # kept (the test above): its descriptor without a call, if still open
+            if pgot is not None and pgot[0] >= 0:
+                dirs.move_to_end(parent)
+            else:
+                pgot = self._dir(parent, hops)
+            pfd, preal = pgot[0], pgot[1]
             try:
                 if preal is None and name in self._link_names:
                     # Most likely a link again (4,096 disks' "device"): a failed open by name, a

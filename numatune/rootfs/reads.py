@@ -107,7 +107,7 @@ class Reads(Dirs):
                         st = fstat(fd)
                         size = st.st_size
                         if isreg(st.st_mode) and size <= limit:
-                            data = read(fd, 65536 if size < 65536 else size + 1)
+                            data = read(fd, size + 1 if size else 65536)
                             # A plain file that gave all it has is done; sysfs says 4096 and procfs 0.
                             if data and len(data) != size:
                                 data = _rest(fd, data, base + name, limit)
