@@ -25,7 +25,7 @@ class Root(Reads):
         self.is_live = self.path == "/"
         self._real = os.path.realpath(self.path)
         self._fd = None
-        self._init_reads()
+        self._init_dirs()
 
     def __repr__(self):
         return "Root(%r)" % self.path

@@ -73,7 +73,7 @@ def read_fd(fd, path, limit=None, st=None, keep=False):
         size = st.st_size
         if size > limit:
             raise too_big(path, limit)
-        data = os.read(fd, 65536 if size < 65536 else size + 1)
+        data = os.read(fd, size + 1 if size else 65536)
         # A plain file that gave all it has is done; sysfs says 4096 whatever it
         # holds and procfs 0, so those are read to the end.
         if not data or len(data) == size:
@@ -111,7 +111,7 @@ def read_named(fd, directory, name, limit):
         size = st.st_size
         if not _ISREG(st.st_mode) or size > limit:
             return read_fd(fd, directory + name, limit, st, keep=True)
-        data = os.read(fd, 65536 if size < 65536 else size + 1)
+        data = os.read(fd, size + 1 if size else 65536)
         if not data or len(data) == size:
             return data
         return _rest(fd, data, directory + name, limit)

@@ -1,16 +1,5 @@
 """Root's reads: every file, link and listing by name from its directory's
-descriptor, the directory opened once and confined.
-
-A giant host's plan reads 100,000 files in a few thousand directories
-(a dozen attributes under each of 5,000 block devices). Resolving each path
-inside the root again (openat2 RESOLVE_IN_ROOT through ctypes, or a
-component walk where the kernel lacks it) cost 4x what the reads themselves
-cost (issue #29). So a directory is opened once, confined as before, and
-kept; its children are opened by name from that descriptor with O_NOFOLLOW
-under ``--root``: a child that is a link (ELOOP) is opened again by its
-whole path, confined, so a link still resolves inside the root and never
-out of it. A one-value write opens its file the same way (``open_named``);
-a whole-file write (apply/root_write.py) resolves its directory in full.
+descriptor (numatune/rootfs/dirs.py keeps the directories open, confined).
 
 Every read opens with O_NONBLOCK (a FIFO never blocks the run), refuses
 what is not a regular file, and stops at what the file can hold
@@ -19,22 +8,12 @@ what is not a regular file, and stops at what the file can hold
 import errno
 import fnmatch
 import os
-import posixpath
 import stat
-import _thread
-from collections import OrderedDict
 
 from numatune.errors import ExhaustedError
-from numatune.rootfs.confine import _MAX_HOPS, _Openat2, _lexical_check, _openat2
-from numatune.rootfs.readfile import limit_for, read_fd, read_named, text
-
-_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
-_DIR = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
-# Descriptors kept open: a plan reads one device's directories together, so
-# a hundred cover it and stay far below the usual limit of 1,024 (the engine
-# closes them after each gather, apply and revert).
-_KEPT = 128
-
+from numatune.rootfs.confine import _Openat2, _lexical_check
+from numatune.rootfs.dirs import NOT_NAMES, READ, Dirs, split
+from numatune.rootfs.readfile import _ISREG, _rest, limit_for, read_fd, read_named, text
 
 # A read failing with one of these says nothing of the file: never read as "missing".
 _EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
@@ -45,184 +24,17 @@ def _unless_exhausted(error, path):
         raise ExhaustedError(path, error) from None
 
 
-def _split(path):
-    """(parent, name) of an absolute host path whose last part is a plain
-    name; (None, None) for anything else ("/", "a/..", a relative path)."""
-    parent, _, name = path.rpartition("/")
-    if not path.startswith("/") or name in ("", ".", ".."):
-        return None, None
-    return parent or "/", name
+def _name_only(name):
+    if "/" in name or name in NOT_NAMES:
+        raise ValueError("read_texts takes names in the directory, not paths: %r" % name)
 
 
-class Reads:
-    """The read half of Root (numatune/root.py gives ``path``, ``is_live``,
-    ``_dirfd``, ``_walk``, ``join`` and the confined ``open``)."""
-
-    def _init_reads(self):
-        # host directory -> [descriptor, its real host path or None, owning key], least recently used first
-        self._dirs = OrderedDict()
-        self._links = {}    # host directory -> the one it is (a link on the way resolved)
-        # Names that were links in a directory whose real path is not known (sysfs: each SCSI
-        # disk's "device"): the next such name is resolved whole at once, not tried by name first.
-        self._link_names = set()
-        self._dirs_lock = _thread.allocate_lock()  # threading itself: a start-up cost for one lock
-        # On the live root the kernel's own links are followed as they are (an attribute: read per file).
-        self._nofollow = 0 if self.is_live else os.O_NOFOLLOW
-
-    @property
-    def _kernel_confines(self):
-        return not self.is_live and _Openat2.works is True
-
-
-    def forget(self):
-        """Close the directories kept open: the next reads resolve them again
-        (the engine calls this before each plan, as a host's devices come and go)."""
-        with self._dirs_lock:
-            dirs, self._dirs, self._links = self._dirs, OrderedDict(), {}
-        for key, (fd, _, owner) in dirs.items():
-            if owner == key and fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    # An O_PATH descriptor holds nothing to flush: Linux frees it whatever close says
-                    # (an EIO/ENOSPC here, seen under fault injection, ended a finished revert with a traceback).
-                    pass
-
-    def _open_whole(self, directory):
-        """A new O_PATH descriptor of host ``directory`` resolved from the root."""
-        if self.is_live:
-            return os.open(self.join(directory), _DIR)
-        _lexical_check(directory)
-        if _Openat2.works is not False:
-            fd = _openat2(self._dirfd(), directory.lstrip("/") or ".", os.O_PATH | os.O_DIRECTORY)
-            if fd is not None:
-                return fd
-        # No openat2: the walk resolves every link inside the root.
-        return os.open(self.path + self._walk(directory), _DIR | os.O_NOFOLLOW)
-
-    def _dir(self, directory, hops=0):
-        """[descriptor, real host path or None, key] of ``directory``, kept open
-        (the caller holds the lock). Opened by name from its parent's
-        descriptor, O_NOFOLLOW under --root. A link on the way (sysfs is made
-        of them) is read from its directory and followed inside the root, as
-        RESOLVE_IN_ROOT would: ".." from the real path of the directory
-        holding it, never above "/"."""
-        got = self._dirs.get(directory)
-        if got is not None and got[0] >= 0:
-            self._dirs.move_to_end(directory)   # a device's parents stay open while its siblings are read
-            return got
-        if hops > _MAX_HOPS:
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), directory)
-        alias = self._links.get(directory)
-        if alias is not None:
-            return self._dir(alias, hops + 1)
-        parent, name = _split(directory)
-        real = None
-        if parent is not None and (self.is_live or self._kernel_confines) and parent not in self._dirs:
-            # Where openat2 confines (or on the live /, a plain open), one call opens a
-            # directory whose parent is not kept: building the chain of its parents
-            # costs more (sysfs directories hold a few files each).
-            parent = None
-        if parent is None:
-            fd = self._open_whole(directory)
-            real = "/" if directory == "/" and not self.is_live else None
-        else:
-            pfd, preal = self._dir(parent, hops)[:2]
-            try:
-                if preal is None and name in self._link_names:
-                    # Most likely a link again (4,096 disks' "device"): a failed open by name, a
-                    # readlink and a raised OSError fewer. _open_whole confines it as below.
-                    fd = self._open_whole(directory)
-                else:
-                    fd = os.open(name, _DIR | self._nofollow, dir_fd=pfd)
-                real = (preal.rstrip("/") + "/" + name) if preal else None
-            except OSError as e:
-                if not self._nofollow or e.errno not in (errno.ELOOP, errno.ENOTDIR):
-                    raise
-                try:
-                    target = os.readlink(name, dir_fd=pfd)
-                except OSError:
-                    raise e     # not a link: a file where a directory should be
-                if preal is None:
-                    fd = self._open_whole(directory)
-                    self._link_names.add(name)
-                else:
-                    to = posixpath.normpath(target if target.startswith("/") else preal + "/" + target)
-                    to = "/" + to.lstrip("/")   # normpath keeps a leading "//"
-                    self._links[directory] = to
-                    return self._keep(directory, self._dir(to, hops + 1))
-        key = real or directory
-        got = self._dirs.get(key)
-        if got is not None and got[0] >= 0:     # already open by its real path
-            os.close(fd)
-        else:
-            got = self._keep(key, [fd, real, key])
-        if key != directory:
-            self._links[directory] = key
-            self._keep(directory, got)
-        return got
-
-    def _keep(self, key, entry):
-        """Keep ``entry`` ([descriptor, real path, the key that owns it]) under
-        ``key``: under its own path, or as a link's name for the same
-        descriptor (a read by that name then costs one lookup). The oldest
-        go first; a descriptor is closed with the entry that owns it, and the
-        other names of it then read as not kept."""
-        while len(self._dirs) >= _KEPT:
-            old, dropped = self._dirs.popitem(last=False)
-            if dropped is entry:
-                self._dirs[old] = dropped   # the one being kept: newest again
-                continue
-            if dropped[2] == old and dropped[0] >= 0:
-                os.close(dropped[0])
-                dropped[0] = -1
-        self._dirs[key] = entry
-        self._dirs.move_to_end(key)
-        return entry
-
-    def _open_read(self, path, flags=_READ):
-        """A descriptor of host file ``path`` for reading: by name from its
-        directory's descriptor, or (a link under --root, an odd path) by the
-        whole path, confined."""
-        parent, name = _split(path)
-        if parent is not None:
-            # Even a directory's first file: its directory is opened (one openat2) and kept.
-            # Reading that file by its whole path instead, and opening the directory only at
-            # a second read, cost two openat2 for most sysfs directories (a device's dozen
-            # attributes): 46,841 calls against 33,391 in a giant host's plan.
-            with self._dirs_lock:
-                dfd = self._dir(parent)[0]
-                try:
-                    return os.open(name, flags | self._nofollow, dir_fd=dfd)
-                except OSError as e:
-                    # A link where a directory is asked for is ENOTDIR, not ELOOP (the
-                    # journal directory moved by a link): resolved inside the root below.
-                    linked = (errno.ELOOP, errno.ENOTDIR) if flags & os.O_DIRECTORY else (errno.ELOOP,)
-                    if e.errno not in linked or not self._nofollow:
-                        raise
-        return self.open(path, flags)
-
-    def open_named(self, path, flags):
-        """os.open of host ``path`` with ``flags``, by name from its kept
-        directory descriptor as reads open (a link at the name: by the whole
-        path, confined). A giant host's apply and revert write 35,000 sysfs
-        values in a few thousand directories each: a whole-path openat2
-        through ctypes per write cost as much as the write itself.
-
-        A file whose directory is not kept is opened by its whole path, as
-        the directory would be (one confined open, where the kernel confines
-        or on the live root): apply and revert go through a rule's devices
-        one directory each (35,000 writes in 15,000 directories), so opening
-        and keeping the directory cost a second open and the close of the
-        oldest kept one, for a directory not read again."""
-        parent, _ = _split(path)
-        if parent is not None and (self.is_live or self._kernel_confines) and parent not in self._dirs:
-            return self.open(path, flags)
-        return self._open_read(path, flags)
+class Reads(Dirs):
+    """The read half of Root, from the directories Dirs keeps."""
 
     def _stat(self, path, follow):
         """os.stat of host ``path`` from its directory's descriptor."""
-        parent, name = _split(path)
+        parent, name = split(path)
         if parent is None:
             return os.stat(self.join(path, follow=follow), follow_symlinks=follow)
         with self._dirs_lock:
@@ -255,39 +67,62 @@ class Reads:
 
     def read_texts(self, directory, names):
         """{name: text or None} of the files ``names`` in one directory, read
-        as read_text reads each (the directory opened once, as for every read)."""
-        for name in names:
-            if "/" in name or name in ("", ".", ".."):
-                raise ValueError("read_texts takes names in the directory, not paths: %r" % name)
-        base = directory.rstrip("/") + "/"
+        as read_text reads each (the directory opened once, as for every read).
+
+        A giant host's plan reads 74,000 files here, a few per call: each is
+        read in this loop, not through read_named, and the directory's kept
+        descriptor is looked up without a call (what read_fd works out per
+        file, the limit and the flags, once per directory)."""
+        key = directory.rstrip("/") or "/"
+        base = key + "/" if key != "/" else key
         out = {}
-        # What read_fd would work out per file, once for the directory.
-        limit, flags, open_, decode = limit_for(base), _READ | self._nofollow, os.open, bytes.decode
+        limit, flags, links = limit_for(base), READ | self._nofollow, None
+        open_, fstat, read, close, isreg, decode = os.open, os.fstat, os.read, os.close, _ISREG, bytes.decode
         with self._dirs_lock:
-            try:
-                dfd = self._dir(base.rstrip("/") or "/")[0]
-            except (OSError, ValueError) as e:
-                _unless_exhausted(e, directory)
-                return {name: None for name in names}    # no such directory: none of its files
-            links = []
+            got = self._dirs.get(key)
+            if got is not None and got[0] >= 0:
+                self._dirs.move_to_end(key)
+                dfd = got[0]
+            else:
+                try:
+                    dfd = self._dir(key)[0]
+                except (OSError, ValueError) as e:
+                    _unless_exhausted(e, directory)
+                    for name in names:
+                        _name_only(name)
+                    return {name: None for name in names}    # no such directory: none of its files
             for name in names:
+                if "/" in name or name in NOT_NAMES:
+                    _name_only(name)
                 try:
                     fd = open_(name, flags, dir_fd=dfd)
                 except OSError as e:
                     _unless_exhausted(e, base + name)
                     out[name] = None
-                    if e.errno == errno.ELOOP and self._nofollow:
-                        links.append(name)
+                    if e.errno == errno.ELOOP and flags & os.O_NOFOLLOW:
+                        links = (links or []) + [name]
                     continue
                 try:
-                    got = decode(read_named(fd, base, name, limit), "utf-8", "surrogateescape")
+                    try:
+                        st = fstat(fd)
+                        size = st.st_size
+                        if isreg(st.st_mode) and size <= limit:
+                            data = read(fd, size + 1 if size else 65536)
+                            # A plain file that gave all it has is done; sysfs says 4096 and procfs 0.
+                            if data and len(data) != size:
+                                data = _rest(fd, data, base + name, limit)
+                        else:   # refused, or a directory (read as missing): read_fd says which
+                            data = read_fd(fd, base + name, limit, st, keep=True)
+                    finally:
+                        close(fd)
                 except OSError as e:
                     _unless_exhausted(e, base + name)
                     out[name] = None
                     continue
+                got = decode(data, "utf-8", "surrogateescape")
                 # text(): universal newlines (no sysfs attribute has a "\r").
-                out[name] = got if "\r" not in got else text(got.encode("utf-8", "surrogateescape"))
-        for name in links:      # a link: read by its whole path, inside the root
+                out[name] = got if "\r" not in got else text(data)
+        for name in links or ():      # a link: read by its whole path, inside the root
             out[name] = self.read_text(base + name)
         return out
 
@@ -308,7 +143,7 @@ class Reads:
         of 2,300 IRQs), opened as open_named opens one: by its whole path, confined,
         not its directory opened and kept first (two opens, and the close of the oldest)."""
         try:
-            text_ = text(read_fd(self.open_named(path, _READ), path))
+            text_ = text(read_fd(self.open_named(path, READ), path))
         except OSError as e:
             _unless_exhausted(e, path)
             return default
@@ -337,12 +172,17 @@ class Reads:
             return False
 
     def readlink(self, path, default=None):
-        parent, name = _split(path.rstrip("/") if path != "/" else path)
+        parent, name = split(path.rstrip("/") if path != "/" else path)
         try:
             if parent is None:
                 return os.readlink(self.join(path, follow=False))
             with self._dirs_lock:
-                return os.readlink(name, dir_fd=self._dir(parent)[0])
+                got = self._dirs.get(parent)
+                if got is not None and got[0] >= 0:
+                    self._dirs.move_to_end(parent)
+                else:
+                    got = self._dir(parent)
+                return os.readlink(name, dir_fd=got[0])
         except (OSError, ValueError) as e:
             _unless_exhausted(e, path)
             return default
