@@ -42,6 +42,21 @@ def parse_scheduler(text):
     return current, names
 
 
+_SCHEDULERS = {}
+
+
+def _scheduler(text):
+    """parse_scheduler's answer as the record's field, each queue/scheduler text
+    parsed once: a giant host's 5,000 queues show a few texts. The list is the
+    record's own."""
+    got = _SCHEDULERS.get(text)
+    if got is None:
+        got = parse_scheduler(text)
+        if len(_SCHEDULERS) < 256:  # a few texts a host; never a store of every text seen
+            _SCHEDULERS[text] = got
+    return {"current": got[0], "available": list(got[1])}
+
+
 # NAME_KINDS' patterns are all "prefix*" (tests/test_block_index.py holds them to it):
 # a prefix test each, not a glob, on 5,000 devices.
 _NAME_PREFIXES = tuple((p[:-1], k) for p, k in NAME_KINDS)
@@ -161,6 +176,7 @@ def device_names(root, index=None):
     return found
 
 
+_VIRTUAL = "/sys/devices/virtual/"
 # What the identity reads of a device's queue/ and device/ directories.
 _QUEUE_NAMES = ("scheduler", "rotational")
 _SCSI_NAMES = ("vendor", "model", "wwid", "numa_node")
@@ -187,7 +203,9 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     # thousands of SCSI paths that have one (a device-mapper map never does).
     queue_names, scsi_names, read = extra if extra is not None else (_QUEUE_NAMES, _SCSI_NAMES, None)
     scsi = parent = None
-    if not name.startswith("dm-") or root.exists(path + "/device"):
+    # A device under /sys/devices/virtual has no parent device, so no device/ link: the
+    # kernel links one only to a parent (1,024 maps on a giant host, each a stat that fails).
+    if not name.startswith("dm-") or (not real.startswith(_VIRTUAL) and root.exists(path + "/device")):
         # numa_node too: the parent device is the first directory the NUMA walk
         # asks, and this read finds it open already.
         scsi = root.read_texts(path + "/device", scsi_names)
@@ -199,7 +217,6 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     queue = root.read_texts(path + "/queue", queue_names)
     if read is not None:
         read[name] = {"queue": queue, "device": scsi}
-    current, available = parse_scheduler(queue["scheduler"])
     kind = classify(name, dm_uuid)
     rotational_text = _clean(queue["rotational"])
     rotational = _int(rotational_text)
@@ -221,7 +238,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
         "dm_name": dm_name or props.get("DM_NAME"),
         "dm_uuid": dm_uuid or props.get("DM_UUID"),
         "rotational": rotational,
-        "scheduler": {"current": current, "available": available},
+        "scheduler": _scheduler(queue["scheduler"]),
         "slaves": root.listdir(path + "/slaves"),
         "holders": root.listdir(path + "/holders"),
         "numa_node": _numa_node(root, real, numa_cache, parent),
