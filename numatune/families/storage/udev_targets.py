@@ -175,6 +175,12 @@ def effective(rules, devices):
         programs = [(key, value, parse_floor_run(value) if key == "RUN" else None) for key, value in assigns]
         programs = [(key, value, floor, parse_slave_run(value) if key == "RUN" and not floor else None)
                     for key, value, floor in programs]
+        if len(assigns) == 1 and programs[0][0] != "RUN":
+            # An ATTR{} a rule assigns (most of them): the value to each matched device, nothing else to work out.
+            key, value = assigns[0]
+            for name in hit:
+                out[name][key] = value
+            continue
         for name in (hit if len(assigns) == 1 else [n for n in devices if n in hit]):
             dev = devices[name]
             for key, value, floor, on_slaves in programs:
