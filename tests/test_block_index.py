@@ -102,3 +102,18 @@ def test_a_virtual_map_is_not_asked_for_a_device_directory(bench_root, monkeypat
     asked.clear()
     assert facts.discover_sysfs(bench_root) == devices
     assert sorted(p for p in asked if p.endswith("/device")) == sorted("/sys/block/%s/device" % n for n in maps)
+
+
+def test_the_udev_database_is_read_in_one_go(bench_root, monkeypatch):
+    """The devices the index numbers have their udev database files read together, in one directory
+    lookup (issue #38: 5,000 files on a giant host), to the same properties as read one by one."""
+    asked = []
+    real_read_text = bench_root.read_text
+    monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or real_read_text(path))
+    devices = facts.discover_sysfs(bench_root)
+    assert not [p for p in asked if p.startswith(facts.UDEV_DB + "/")]
+    assert any(d["udev"].get("ID_VENDOR") for d in devices.values()), "the fixture should have a udev database"
+    monkeypatch.setattr(bench_root, "read_texts", lambda directory, names, real=bench_root.read_texts: (
+        {} if directory == facts.UDEV_DB else real(directory, names)))
+    assert facts.discover_sysfs(bench_root) == devices
+    assert len([p for p in asked if p.startswith(facts.UDEV_DB + "/")]) == len(devices)

@@ -250,15 +250,16 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     }
 
 
-def _properties(root, path, dev):
+def _properties(root, path, dev, database=None):
     """What libudev would report of the properties keep_properties keeps: the
     kernel's uevent plus the udev database; and the text of the device's
     ``size``, read with its uevent (one directory lookup for both, on 5,000
-    devices)."""
+    devices). ``database``: the database files read already, by name."""
     own = root.read_texts(path, ("uevent", "size"))
     props = kept_uevent(own["uevent"])
     if dev:
-        text = root.read_text("%s/b%s" % (UDEV_DB, dev))
+        entry = "b" + dev
+        text = database[entry] if database and entry in database else root.read_text("%s/%s" % (UDEV_DB, entry))
         if text:
             props.update(kept_udev_db(text))
     return props, own["size"]
@@ -282,10 +283,14 @@ def discover_sysfs(root, attrs=(), read=None):
     devices, cache = {}, {}
     index = block_index(root)
     extra = _extra(attrs, read)
-    for name, path in device_names(root, index).items():
+    names = device_names(root, index)
+    # The udev database files of the devices the index numbers, read in one go: one
+    # directory, looked up once, not once per file (5,000 on a giant host).
+    database = root.read_texts(UDEV_DB, ["b" + index[n][0] for n in names if n in index]) if index else None
+    for name, path in names.items():
         known = index.get(name)
         dev = known[0] if known else _clean(root.read_text(path + "/dev"))
-        props, size = _properties(root, path, dev)
+        props, size = _properties(root, path, dev, database)
         devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size, kept=True)
     return _inherit(devices)
 
