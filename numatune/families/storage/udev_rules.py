@@ -279,8 +279,16 @@ def matching(keys, devices, memo):
     """The names of ``devices`` that every key of a rule matches. ``memo``
     ({key: names}, one per ``devices``) keeps each key's answer across the
     rules of a file: they share most keys (the three of every rule, a vendor),
-    and a giant host has 5,000 devices to test each key on."""
-    hit = None
+    and a giant host has 5,000 devices to test each key on. A rule's whole
+    list of keys is kept too (under the tuple of them, never a key itself):
+    a plan asks about one rule several times, and each intersection of two
+    keys' answers walks thousands of names. Callers only read the answer."""
+    if not keys:
+        return set(devices)
+    whole = tuple(keys)
+    hit = memo.get(whole)
+    if hit is not None:
+        return hit
     for key in keys:
         names = memo.get(key)
         if names is None:
@@ -288,7 +296,8 @@ def matching(keys, devices, memo):
         hit = names if hit is None else hit & names
         if not hit:
             break
-    return set(devices) if hit is None else hit
+    memo[whole] = hit
+    return hit
 
 
 def effective(rules, device):
