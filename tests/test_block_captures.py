@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import REALDATA, _unpack, tree_digest, write
 from numatune.facts.kernel import parse_uevent
-from numatune.families.storage import facts as facts_block
+from numatune.families.storage import current, facts as facts_block
 from numatune.root import Root
 
 PCI = "40intel64-2g2n4c+pcilocality"
@@ -56,7 +56,7 @@ def test_real_scsi_disk_facts(unpacked):
     assert sda["numa_node"] is None  # its HBA says -1
     assert devices["sr0"]["kind"] == "rom"
     assert not [n for n in devices if n.startswith("sda") and n != "sda"]  # partitions are not devices
-    settings = facts_block.read_settings(root, sda, ["queue_depth", "cache_type", "max_hw_sectors_kb"])
+    settings = current.read_settings(root, sda, ["queue_depth", "cache_type", "max_hw_sectors_kb"])
     assert settings["queue_depth"]["value"] == "128"
     assert settings["cache_type"] == {"path": "/sys/block/sda/device/scsi_disk/0:2:0:0/cache_type",
                                       "value": "write back"}

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from numatune.families.storage import facts
+from numatune.families.storage import current, facts
 from numatune.root import Root
 
 
@@ -81,7 +81,7 @@ def test_a_map_without_device_dir_is_not_probed_for_queue_depth(bench_root, monk
     asked = []
     monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or default)
     for name in maps:
-        got = facts.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
+        got = current.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
         assert got["queue_depth"]["value"] is None
     assert maps and not [p for p in asked if p.endswith("/device/queue_depth")]
 

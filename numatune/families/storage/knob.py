@@ -11,7 +11,7 @@ import fnmatch
 import re
 
 from numatune.facts import routes
-from numatune.families.storage import facts as facts_block, live, multipath_conf, multipathd, udev_rules
+from numatune.families.storage import current, facts as facts_block, live, multipath_conf, multipathd, udev_rules
 from numatune.families.storage import coverage as block_coverage, persist as block_persist
 from numatune.model import Change, Compliant, Finding
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
@@ -201,7 +201,7 @@ def with_settings(root, data, source, devices, read_along):
         wanted = list(attrs)
         if "max_sectors_kb" in wanted:
             wanted.append("max_hw_sectors_kb")
-        devices[name]["settings"] = facts_block.read_settings(root, devices[name], wanted, read_along.get(name))
+        devices[name]["settings"] = current.read_settings(root, devices[name], wanted, read_along.get(name))
     binary = next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)
     return {"source": source, "live": root.is_live, "devices": devices,
             "udev_rules": root.read_text(udev_rules.PATH),
