@@ -117,3 +117,22 @@ def test_the_udev_database_is_read_in_one_go(bench_root, monkeypatch):
         {} if directory == facts.UDEV_DB else real(directory, names)))
     assert facts.discover_sysfs(bench_root) == devices
     assert len([p for p in asked if p.startswith(facts.UDEV_DB + "/")]) == len(devices)
+
+
+_MATCH_DEVICES = [{"name": n, "kind": k, "rotational": r, "vendor": v, "model": m, "wwn": None, "dm_name": None,
+                   "udev": {}}
+                  for n, k in (("sda", "disk"), ("dm-0", "dm-multipath"))
+                  for r in (0, 1, None) for v in ("3PARdata", "DELL", None) for m in ("VV", "MD", "")]
+
+
+@pytest.mark.parametrize("match", [{"vendor": "3PARdata"}, {"vendor": "3PAR*", "model": "VV"}, {"kind": "disk"},
+                                   {"rotational": False}, {"rotational": True, "model": "M?"},
+                                   {"kind": "dm-multipath", "vendor": "*"}, {"name": "sd*"},
+                                   {"model": "VV", "name": "dm-*"}, {"udev": {"ID_X": "1"}}, {}])
+def test_a_rule_s_selector_answers_as_selects_does_device_by_device(match):
+    """_select tests a match on shared fields once per distinct set of values (issue #38: 5,000 LUNs
+    of one vendor and model): the same answer, asked in any order, as selects() on each device."""
+    from numatune.families.storage import knob
+    test = knob._selector(match)
+    for dev in _MATCH_DEVICES + _MATCH_DEVICES[::-1]:
+        assert test(dev) == knob.selects(match, dev), (match, dev)
