@@ -136,3 +136,21 @@ def test_a_rule_s_selector_answers_as_selects_does_device_by_device(match):
     test = knob._selector(match)
     for dev in _MATCH_DEVICES + _MATCH_DEVICES[::-1]:
         assert test(dev) == knob.selects(match, dev), (match, dev)
+
+
+def test_devices_the_same_rules_set_share_one_dict_of_settings():
+    """_select gives the devices the same rules set one dict (issue #38: 8,192 devices x 7 settings on
+    the dm shape), a later rule a new one: each device's settings are what the rules give it, in order."""
+    from numatune.families.storage import knob
+    devices = {n: {"name": n, "kind": "disk", "rotational": 1, "vendor": v, "model": "VV", "slaves": []}
+               for n, v in (("sda", "3PARdata"), ("sdb", "3PARdata"), ("sdc", "DELL"), ("sdd", "3PARdata"))}
+    data = {"block": [{"match": {"vendor": "3PARdata"}, "nomerges": 1, "read_ahead_kb": 128},
+                      {"match": {"name": ["sdb", "sdc"]}, "read_ahead_kb": 256, "rotational": 0}]}
+    _, assigned = knob._select(data, devices)
+    assert assigned == {"sda": {"nomerges": ("1", 0), "read_ahead_kb": ("128", 0)},
+                        "sdd": {"nomerges": ("1", 0), "read_ahead_kb": ("128", 0)},
+                        "sdb": {"nomerges": ("1", 0), "read_ahead_kb": ("256", 1), "rotational": ("0", 1)},
+                        "sdc": {"read_ahead_kb": ("256", 1), "rotational": ("0", 1)}}
+    assert list(assigned["sdb"]) == ["read_ahead_kb", "nomerges", "rotational"]
+    assert assigned["sda"] is assigned["sdd"]
+    assert len({id(a) for a in assigned.values()}) == 3

@@ -182,16 +182,21 @@ def _select(data, devices):
                     expanded.append(slave)
                     via[slave] = dev["dm_name"] or name
         per_rule.append((i, rule, direct, expanded, via))
-        # One dict per device, not a setdefault per device and setting (8,192 devices x 7 on the dm shape).
         given = [(attr, (value, i)) for attr, value in settings_of(rule).items()]
         if not given:
             continue
+        # Devices the same rules set share one dict of their settings (8,192 devices x 7 on the dm
+        # shape), never changed once made: a later rule gives them a new one. Keyed by the id of the
+        # dict a device had, held in the value so that no other dict takes its id while this runs.
+        after = {}
         for name in expanded:
             got = assigned.get(name)
-            if got is None:
-                assigned[name] = dict(given)
-            else:
-                got.update(given)
+            moved = after.get(id(got))
+            if moved is None:
+                settings = dict(got) if got else {}
+                settings.update(given)
+                moved = after[id(got)] = (got, settings)
+            assigned[name] = moved[1]
     return per_rule, assigned
 
 
@@ -218,10 +223,11 @@ def with_settings(root, data, source, devices, read_along):
     """The facts of ``devices``: each selected one's settings (from the texts
     ``read_along`` holds, else read), and numatune's files."""
     _, assigned = select(data, devices)
+    lists = {}      # the attributes to read of each dict of settings (devices the same rules set share one)
     for name, attrs in assigned.items():
-        wanted = list(attrs)
-        if "max_sectors_kb" in wanted:
-            wanted.append("max_hw_sectors_kb")
+        wanted = lists.get(id(attrs))
+        if wanted is None:
+            wanted = lists[id(attrs)] = list(attrs) + (["max_hw_sectors_kb"] if "max_sectors_kb" in attrs else [])
         devices[name]["settings"] = current.read_settings(root, devices[name], wanted, read_along.get(name))
     binary = next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)
     return {"source": source, "live": root.is_live, "devices": devices,

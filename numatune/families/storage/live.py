@@ -6,7 +6,8 @@ What a setting shares over the devices a rule selects (its floor, rule
 key, why, the target's attribute part, the write's kind) is worked out
 once per setting, and what a device shares over its settings (its id and
 target prefixes, its settings' record) once per device; a device's
-assigned settings are put in write order once per distinct assignment.
+assigned settings are put in write order once per dict of them (devices the
+same rules set share one).
 """
 from numatune.errors import PolicyError
 from numatune.model import Change, Finding, Write
@@ -114,23 +115,23 @@ def items(devices, assigned, rules, vias, order):
     for name in order:
         dev = devices[name]
         attrs = assigned[name]
-        # Most devices of a giant host are given the same settings by the same rules.
-        alike = tuple(attrs.items())
-        todo = plans.get(alike)
-        if todo is None:
-            todo = plans[alike] = []
+        # Most devices of a giant host are given the same settings by the same rules: one dict
+        # (knob._select), held here with its plan, so that its id is no other's while this runs.
+        todo = plans.get(id(attrs))
+        if todo is None or todo[0] is not attrs:
+            todo = plans[id(attrs)] = (attrs, [])
             for attr in ATTRS:
                 if attr in attrs:
                     value, index = attrs[attr]
                     got = shared.get((attr, value, index))
                     if got is None:
                         got = shared[(attr, value, index)] = _shared(attr, value, rules[index], index)
-                    todo.append(got)
+                    todo[1].append(got)
         via = vias.get(name)
         via_head = "%s (path of %s) " % (name, via) if via else name + " "
         settings = dev.get("settings", {})
         switch = False
-        for got in todo:
+        for got in todo[1]:
             attr, value, index, rule = got[:4]
             if attr == "scheduler":
                 resolved = resolve_scheduler(value, dev)
