@@ -201,13 +201,24 @@ def _select(data, devices):
 
 
 def read(root, data):
+    """The facts a plan's diff reads: each device without what only `numatune
+    facts` shows (facts.ONLY_SHOWN: a quarter of a SCSI path's files)."""
+    return _read(root, data, whole=False)
+
+
+def read_whole(root, data):
+    """The facts `numatune facts` and recommend show: each device whole."""
+    return _read(root, data, whole=True)
+
+
+def _read(root, data, whole):
     if not data.get("block"):
         return {"source": None, "live": root.is_live, "devices": {}}
     # What any rule sets is read with each device's identity: most devices of a
     # host the policy names are its LUNs, and their queue directories are then
     # opened once, not again per device for the settings (5,000 on a giant host).
     read_along = {}
-    source, devices = facts_block.discover(root, attrs=asked(data), read=read_along)
+    source, devices = facts_block.discover(root, attrs=asked(data), read=read_along, whole=whole)
     return with_settings(root, data, source, devices, read_along)
 
 
