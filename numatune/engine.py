@@ -32,7 +32,7 @@ def load_policy(refs, root):
 
 def gather(root, data, every=False, families=None, reread=None):
     """Everything the plan needs: host, topology, the facts of each family
-    the policy selects (``every``: all of them, for `numatune facts`;
+    the policy selects (``every``: all of them, whole (Family.read_whole), for `numatune facts`;
     ``families``: only these, for verify after apply), and the values resolved from them.
     ``reread``: {family name: fn(root) -> its facts, or None to read them whole}
     (verify: a family's facts read again from the plan's, see Family.reread)."""
@@ -45,7 +45,7 @@ def gather(root, data, every=False, families=None, reread=None):
     # Resolve, plan and after-apply run exactly the families read here.
     facts["families"] = [f.name for f in families]
     readers = [("host", kernel.read), ("topology", topology.read)]
-    readers += [(family.name, _reader(family, data, (reread or {}).get(family.name))) for family in families]
+    readers += [(family.name, _reader(family, data, (reread or {}).get(family.name), every)) for family in families]
     for name, read in readers:
         try:
             facts[name] = read(root)
@@ -60,9 +60,11 @@ def gather(root, data, every=False, families=None, reread=None):
     return resolve(data, facts)
 
 
-def _reader(family, data, again):
+def _reader(family, data, again, whole=False):
     if again is None:
-        return lambda r: family.read(r, data)
+        # ``whole``: `numatune facts` and what shows the facts read what only they show too.
+        read = (family.read_whole or family.read) if whole else family.read
+        return lambda r: read(r, data)
 
     def read(r):
         got = again(r)

@@ -130,6 +130,10 @@ class Family:
     # as_policy(facts) -> ({table: content}, policy data to read more with):
     # the host as it is, in the family's policy tables (`facts --format policy`).
     as_policy: Optional[Callable] = None
+    # read_whole(root, data) -> the facts `numatune facts` shows (and recommend,
+    # and `facts --format policy`), where read() leaves out what only they show
+    # (what no diff reads: a giant host's device sizes, holders, NUMA nodes). None: read().
+    read_whole: Optional[Callable] = None
 
     def owns(self, item):
         return getattr(item, "family", None) == self.name
@@ -154,7 +158,7 @@ def problems(families: Iterable[Family], imports=True):
         for attr in ("read", "diff", "check_policy", "check_host", "rivals", "facts_lines"):
             if not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
-        for attr in ("resolve", "after_apply", "reread", "recommend", "as_policy"):
+        for attr in ("resolve", "after_apply", "reread", "recommend", "as_policy", "read_whole"):
             if getattr(f, attr) is not None and not callable(getattr(f, attr)):
                 out.append("%s: %s is not callable" % (f.name, attr))
         for name, fn in f.editors.items():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import REALDATA, _unpack, tree_digest, write
 from numatune.facts.kernel import parse_uevent
-from numatune.families.storage import facts as facts_block
+from numatune.families.storage import current, facts as facts_block
 from numatune.root import Root
 
 PCI = "40intel64-2g2n4c+pcilocality"
@@ -56,7 +56,7 @@ def test_real_scsi_disk_facts(unpacked):
     assert sda["numa_node"] is None  # its HBA says -1
     assert devices["sr0"]["kind"] == "rom"
     assert not [n for n in devices if n.startswith("sda") and n != "sda"]  # partitions are not devices
-    settings = facts_block.read_settings(root, sda, ["queue_depth", "cache_type", "max_hw_sectors_kb"])
+    settings = current.read_settings(root, sda, ["queue_depth", "cache_type", "max_hw_sectors_kb"])
     assert settings["queue_depth"]["value"] == "128"
     assert settings["cache_type"] == {"path": "/sys/block/sda/device/scsi_disk/0:2:0:0/cache_type",
                                       "value": "write back"}
@@ -143,8 +143,11 @@ def test_default_policy_leaves_the_boot_disk_alone(unpacked, cli):
     assert all(f["severity"] == "info" for f in plan["findings"])
 
 
+# Every break str.splitlines knows besides "\n" (the ASCII ones are found without the pattern), and a
+# text that is not ASCII without one.
 _DB_PIECES = ["E:", "ID_", "DM_", "MPATH_", "DEVTYPE", "DEVTYP", "DEVTYPES", "=", "\n", "\r", "\x85", "S:", "x",
-              " ", "E:ID_SERIAL=3600", "\u2028"]
+              " ", "E:ID_SERIAL=3600", "\u2028", "\u2029", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x1f", "\xe9",
+              "\r\n"]
 
 
 @given(st.lists(st.sampled_from(_DB_PIECES), max_size=40).map("".join))
@@ -167,3 +170,12 @@ def test_a_uevent_s_kept_properties_are_what_parsing_everything_keeps(text):
     want = facts_block.keep_properties(parse_uevent(text))
     got = facts_block.kept_uevent(text)
     assert got == want and list(got) == list(want)
+
+
+@pytest.mark.parametrize("brk", ["\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\r\n"])
+def test_a_database_line_break_other_than_newline_splits_as_parsing_does(brk):
+    """kept_udev_db's fast path is taken only without these breaks: each one ends
+    a property as str.splitlines ends its line."""
+    text = "E:ID_VENDOR=3PARdata%sE:ID_MODEL=VV\nE:DEVTYPE=disk\n" % brk
+    want = facts_block.keep_properties(facts_block.parse_udev_db(text))
+    assert facts_block.kept_udev_db(text) == want == {"ID_VENDOR": "3PARdata", "ID_MODEL": "VV", "DEVTYPE": "disk"}

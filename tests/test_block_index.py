@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from numatune.families.storage import facts
+from numatune.families.storage import current, facts
 from numatune.root import Root
 
 
@@ -81,6 +81,76 @@ def test_a_map_without_device_dir_is_not_probed_for_queue_depth(bench_root, monk
     asked = []
     monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or default)
     for name in maps:
-        got = facts.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
+        got = current.read_settings(bench_root, devices[name], ["queue_depth"], read_along.get(name))
         assert got["queue_depth"]["value"] is None
     assert maps and not [p for p in asked if p.endswith("/device/queue_depth")]
+
+
+def test_a_virtual_map_is_not_asked_for_a_device_directory(bench_root, monkeypatch):
+    """A device under /sys/devices/virtual (a device-mapper map) has no parent device, so no device/
+    link: no stat asks (issue #38: 4,096 failed stats on a many-maps host); a map found elsewhere is
+    still asked, and the identities are the same as when every map is asked."""
+    asked = []
+    real_exists = bench_root.exists
+    monkeypatch.setattr(bench_root, "exists", lambda path: asked.append(path) or real_exists(path))
+    devices = facts.discover_sysfs(bench_root)
+    index = facts.block_index(bench_root)
+    maps = [n for n in devices if n.startswith("dm-")]
+    assert maps and all(index[n][1].startswith("/sys/devices/virtual/") for n in maps)
+    assert not [p for p in asked if p.endswith("/device")]
+    monkeypatch.setattr(facts, "_VIRTUAL", "/nowhere/")
+    asked.clear()
+    assert facts.discover_sysfs(bench_root) == devices
+    assert sorted(p for p in asked if p.endswith("/device")) == sorted("/sys/block/%s/device" % n for n in maps)
+
+
+def test_the_udev_database_is_read_in_one_go(bench_root, monkeypatch):
+    """The devices the index numbers have their udev database files read together, in one directory
+    lookup (issue #38: 5,000 files on a giant host), to the same properties as read one by one."""
+    asked = []
+    real_read_text = bench_root.read_text
+    monkeypatch.setattr(bench_root, "read_text", lambda path, default=None: asked.append(path) or real_read_text(path))
+    devices = facts.discover_sysfs(bench_root)
+    assert not [p for p in asked if p.startswith(facts.UDEV_DB + "/")]
+    assert any(d["udev"].get("ID_VENDOR") for d in devices.values()), "the fixture should have a udev database"
+    monkeypatch.setattr(bench_root, "read_texts", lambda directory, names, real=bench_root.read_texts: (
+        {} if directory == facts.UDEV_DB else real(directory, names)))
+    assert facts.discover_sysfs(bench_root) == devices
+    assert len([p for p in asked if p.startswith(facts.UDEV_DB + "/")]) == len(devices)
+
+
+_MATCH_DEVICES = [{"name": n, "kind": k, "rotational": r, "vendor": v, "model": m, "wwn": None, "dm_name": None,
+                   "udev": {}}
+                  for n, k in (("sda", "disk"), ("dm-0", "dm-multipath"))
+                  for r in (0, 1, None) for v in ("3PARdata", "DELL", None) for m in ("VV", "MD", "")]
+
+
+@pytest.mark.parametrize("match", [{"vendor": "3PARdata"}, {"vendor": "3PAR*", "model": "VV"}, {"kind": "disk"},
+                                   {"rotational": False}, {"rotational": True, "model": "M?"},
+                                   {"kind": "dm-multipath", "vendor": "*"}, {"name": "sd*"},
+                                   {"model": "VV", "name": "dm-*"}, {"udev": {"ID_X": "1"}}, {}])
+def test_a_rule_s_selector_answers_as_selects_does_device_by_device(match):
+    """_select tests a match on shared fields once per distinct set of values (issue #38: 5,000 LUNs
+    of one vendor and model): the same answer, asked in any order, as selects() on each device."""
+    from numatune.families.storage import knob
+    test = knob._selector(match)
+    for dev in _MATCH_DEVICES + _MATCH_DEVICES[::-1]:
+        assert test(dev) == knob.selects(match, dev), (match, dev)
+
+
+def test_devices_the_same_rules_set_share_one_dict_of_settings():
+    """_select gives the devices the same rules set one dict (issue #38: 8,192 devices x 7 settings on
+    the dm shape), a later rule a new one: each device's settings are what the rules give it, in order."""
+    from numatune.families.storage import knob
+    devices = {n: {"name": n, "kind": "disk", "rotational": 1, "vendor": v, "model": "VV", "slaves": []}
+               for n, v in (("sda", "3PARdata"), ("sdb", "3PARdata"), ("sdc", "DELL"), ("sdd", "3PARdata"))}
+    data = {"block": [{"match": {"vendor": "3PARdata"}, "nomerges": 1, "read_ahead_kb": 128},
+                      {"match": {"name": ["sdb", "sdc"]}, "read_ahead_kb": 256, "rotational": 0}]}
+    _, assigned = knob._select(data, devices)
+    assert assigned == {"sda": {"nomerges": ("1", 0), "read_ahead_kb": ("128", 0)},
+                        "sdd": {"nomerges": ("1", 0), "read_ahead_kb": ("128", 0)},
+                        "sdb": {"nomerges": ("1", 0), "read_ahead_kb": ("256", 1), "rotational": ("0", 1)},
+                        "sdc": {"read_ahead_kb": ("256", 1), "rotational": ("0", 1)}}
+    assert list(assigned["sdb"]) == ["read_ahead_kb", "nomerges", "rotational"]
+    assert assigned["sda"] is assigned["sdd"]
+    assert len({id(a) for a in assigned.values()}) == 3

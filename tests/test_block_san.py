@@ -7,7 +7,7 @@ import pytest
 from block_fixture import san_host, udev_db
 from conftest import tree_digest, write
 from numatune.families.storage import multipath_conf, udev_rules, udev_targets
-from numatune.families.storage import facts as facts_block
+from numatune.families.storage import current, facts as facts_block
 from numatune.families.storage import facts_snapshot
 from numatune.root import Root
 
@@ -247,7 +247,7 @@ def test_snapshot_carries_what_block_facts_read(san, tmp_path):
         assert (unpacked / host_path.lstrip("/")).read_bytes() == (san / host_path.lstrip("/")).read_bytes()
     root = Root(str(unpacked))
     sdb = facts_block.discover_sysfs(root)["sdb"]
-    assert facts_block.read_settings(root, sdb, ["queue_depth", "cache_type"])["cache_type"]["value"] == "write back"
+    assert current.read_settings(root, sdb, ["queue_depth", "cache_type"])["cache_type"]["value"] == "write back"
 
 
 def test_a_scheduler_is_reverted_while_its_coupled_nr_requests_is_a_hardlink(san, cli, tmp_path):

@@ -118,3 +118,17 @@ def test_saved_plan_with_block_writes_applies(tmp_path, cli):
     assert status == 0, err + out
     assert (root / "sys/block/dm-0/queue/scheduler").read_text() == "mq-deadline\n"
     assert (root / "sys/block/sdc/queue/nr_requests").read_text() == "512\n"
+
+
+def test_a_rule_s_keys_asked_again_are_answered_from_the_memo():
+    """matching() keeps a rule's whole answer (issue #38: one plan asks about a rule several times, and
+    each intersection walks thousands of names): asked again, it intersects nothing; no keys is every device."""
+    devices = {"sda": {"name": "sda", "udev": {"DEVTYPE": "disk"}, "attrs": {"vendor": "3PARdata"}},
+               "sdb": {"name": "sdb", "udev": {"DEVTYPE": "disk"}, "attrs": {"vendor": "DELL"}}}
+    keys = [("ENV{DEVTYPE}", "==", "disk"), ("ATTRS{vendor}", "==", "3PARdata")]
+    memo = {}
+    assert udev_rules.matching(keys, devices, memo) == {"sda"}
+    memo[keys[0]] = frozenset()     # a key's answer no longer used for the rule's
+    assert udev_rules.matching(keys, devices, memo) == {"sda"}
+    assert udev_rules.matching(keys[:1], devices, memo) == frozenset()
+    assert udev_rules.matching([], devices, memo) == {"sda", "sdb"}

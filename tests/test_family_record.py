@@ -29,6 +29,7 @@ def test_every_registered_family_fills_the_record():
 @pytest.mark.parametrize("broken, said", [
     (dict(areas=("nowhere",)), "areas"),
     (dict(diff=None), "diff is not callable"),
+    (dict(read_whole="everything"), "read_whole is not callable"),
     (dict(editors={"sysctl_set": SYSCTL.editors["sysctl_set"]}), "editor sysctl_set is also sysctl's"),
     (dict(write_kinds={"half": object()}), "write kind half has no capture()"),
     # Imported by name on use (a plan loads none): the check imports it, as its first use would.

@@ -35,7 +35,7 @@ def _recommend(facts):
 
 
 FAMILY = Family(
-    name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, diff=knob.diff,
+    name=knob.NAME, areas=("storage",), policy=knob.POLICY, read=knob.read, read_whole=knob.read_whole, diff=knob.diff,
     check_policy=knob.check_policy, editors=knob.EDITORS,
     write_kinds=WriteKinds({"blockattr": "numatune.families.storage.blockattr",
                             "multipath": "numatune.families.storage.multipath_write"}),

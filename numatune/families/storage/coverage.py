@@ -28,7 +28,9 @@ def _wanted(devices, assigned, routed):
         dev = devices[name]
         sched = dev["scheduler"]
         offered = sched["available"] or ()
-        alike = (tuple(attrs.items()), dev["kind"], tuple(offered), sched["current"])
+        # The settings' dict by its id: devices the same rules set share one (knob._select),
+        # and ``assigned`` holds each for this call, so no other takes its id.
+        alike = (id(attrs), dev["kind"], tuple(offered), sched["current"])
         wants = seen.get(alike)
         if wants is None:
             wants = seen[alike] = _wants(attrs, dev["kind"], offered, sched["current"], routed)

@@ -42,6 +42,21 @@ def parse_scheduler(text):
     return current, names
 
 
+_SCHEDULERS = {}
+
+
+def _scheduler(text):
+    """parse_scheduler's answer as the record's field, each queue/scheduler text
+    parsed once: a giant host's 5,000 queues show a few texts. The list is the
+    record's own."""
+    got = _SCHEDULERS.get(text)
+    if got is None:
+        got = parse_scheduler(text)
+        if len(_SCHEDULERS) < 256:  # a few texts a host; never a store of every text seen
+            _SCHEDULERS[text] = got
+    return {"current": got[0], "available": list(got[1])}
+
+
 # NAME_KINDS' patterns are all "prefix*" (tests/test_block_index.py holds them to it):
 # a prefix test each, not a glob, on 5,000 devices.
 _NAME_PREFIXES = tuple((p[:-1], k) for p, k in NAME_KINDS)
@@ -161,17 +176,24 @@ def device_names(root, index=None):
     return found
 
 
+_VIRTUAL = "/sys/devices/virtual/"
+# What no selector, setting or rule file asks of a device, only `numatune facts` (and
+# recommend) shows: a plan's read leaves them out (their files are a quarter of a SCSI
+# path's: its size, holders/, its SCSI device's numa_node and the NUMA walk from it).
+ONLY_SHOWN = ("size", "holders", "numa_node")
 # What the identity reads of a device's queue/ and device/ directories.
 _QUEUE_NAMES = ("scheduler", "rotational")
 _SCSI_NAMES = ("vendor", "model", "wwid", "numa_node")
 
 
-def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None, size=False, kept=False):
+def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=None, size=False, kept=False,
+              whole=True):
     """Everything a selector may look at, read from sysfs under ``root``.
     ``known``: the device's block_index entry, when the root has one.
     ``extra``: see discover_sysfs. ``size``: the text of its ``size`` file
     when read already (False: not yet). ``kept``: ``props`` holds only the
-    properties keep_properties keeps (then it becomes the record's own)."""
+    properties keep_properties keeps (then it becomes the record's own).
+    ``whole``: with what only `numatune facts` shows (see discover_sysfs)."""
     real = known[1] if known else _real(root, path)
     if known:
         dev = known[0]
@@ -186,20 +208,23 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     # A missing device/ reads as three missing files: cheaper than a stat first on the
     # thousands of SCSI paths that have one (a device-mapper map never does).
     queue_names, scsi_names, read = extra if extra is not None else (_QUEUE_NAMES, _SCSI_NAMES, None)
+    if not whole:
+        scsi_names = tuple(n for n in scsi_names if n != "numa_node")
     scsi = parent = None
-    if not name.startswith("dm-") or root.exists(path + "/device"):
+    # A device under /sys/devices/virtual has no parent device, so no device/ link: the
+    # kernel links one only to a parent (1,024 maps on a giant host, each a stat that fails).
+    if not name.startswith("dm-") or (not real.startswith(_VIRTUAL) and root.exists(path + "/device")):
         # numa_node too: the parent device is the first directory the NUMA walk
         # asks, and this read finds it open already.
         scsi = root.read_texts(path + "/device", scsi_names)
         vendor, model, wwid = _clean(scsi["vendor"]), _clean(scsi["model"]), _clean(scsi["wwid"])
-        link = root.readlink(path + "/device") if known else None
+        link = root.readlink(path + "/device") if known and whole else None
         if link is not None:
             parent = (_normjoin(real, link), scsi["numa_node"])
-    sectors = _int(_clean(root.read_text(path + "/size") if size is False else size))
+    sectors = _int(_clean(root.read_text(path + "/size") if size is False else size)) if whole else None
     queue = root.read_texts(path + "/queue", queue_names)
     if read is not None:
         read[name] = {"queue": queue, "device": scsi}
-    current, available = parse_scheduler(queue["scheduler"])
     kind = classify(name, dm_uuid)
     rotational_text = _clean(queue["rotational"])
     rotational = _int(rotational_text)
@@ -209,7 +234,7 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
     assumed = "DEVTYPE" not in udev
     if assumed:
         udev["DEVTYPE"] = "disk"
-    return {
+    record = {
         "name": name,
         "kind": kind,
         "dev": dev,
@@ -221,30 +246,35 @@ def _identity(root, name, path, props, numa_cache, known=None, dev=None, extra=N
         "dm_name": dm_name or props.get("DM_NAME"),
         "dm_uuid": dm_uuid or props.get("DM_UUID"),
         "rotational": rotational,
-        "scheduler": {"current": current, "available": available},
+        "scheduler": _scheduler(queue["scheduler"]),
         "slaves": root.listdir(path + "/slaves"),
-        "holders": root.listdir(path + "/holders"),
-        "numa_node": _numa_node(root, real, numa_cache, parent),
+        "holders": root.listdir(path + "/holders") if whole else None,
+        "numa_node": _numa_node(root, real, numa_cache, parent) if whole else None,
         "udev": udev,
         "devtype_assumed": assumed,
         # What a udev rule's ATTR{}/ATTRS{} sees: the device's own values,
         # never the ones a multipath map inherits below.
         "attrs": {"vendor": vendor, "model": model, "queue/rotational": rotational_text},
     }
+    if not whole:
+        for key in ONLY_SHOWN:
+            del record[key]
+    return record
 
 
-def _properties(root, path, dev):
+def _properties(root, path, dev, database=None, whole=True):
     """What libudev would report of the properties keep_properties keeps: the
     kernel's uevent plus the udev database; and the text of the device's
     ``size``, read with its uevent (one directory lookup for both, on 5,000
-    devices)."""
-    own = root.read_texts(path, ("uevent", "size"))
+    devices). ``database``: the database files read already, by name."""
+    own = root.read_texts(path, ("uevent", "size") if whole else ("uevent",))
     props = kept_uevent(own["uevent"])
     if dev:
-        text = root.read_text("%s/b%s" % (UDEV_DB, dev))
+        entry = "b" + dev
+        text = database[entry] if database and entry in database else root.read_text("%s/%s" % (UDEV_DB, entry))
         if text:
             props.update(kept_udev_db(text))
-    return props, own["size"]
+    return props, own.get("size")
 
 
 def _extra(attrs, read):
@@ -257,23 +287,28 @@ def _extra(attrs, read):
             _SCSI_NAMES + (("queue_depth",) if "queue_depth" in attrs else ()), read)
 
 
-def discover_sysfs(root, attrs=(), read=None):
+def discover_sysfs(root, attrs=(), read=None, whole=True):
     """Devices from sysfs and the udev database files under ``root``: the
     block index first, then each device's own attributes. ``attrs``: the
     settings a policy asks about, read along (each device's queue directory
-    opened once, not again for read_settings) into ``read`` ({name: texts})."""
+    opened once, not again for read_settings) into ``read`` ({name: texts}).
+    ``whole``: with ONLY_SHOWN (False: the records a plan's diff reads)."""
     devices, cache = {}, {}
     index = block_index(root)
     extra = _extra(attrs, read)
-    for name, path in device_names(root, index).items():
+    names = device_names(root, index)
+    # The udev database files of the devices the index numbers, read in one go: one
+    # directory, looked up once, not once per file (5,000 on a giant host).
+    database = root.read_texts(UDEV_DB, ["b" + index[n][0] for n in names if n in index]) if index else None
+    for name, path in names.items():
         known = index.get(name)
         dev = known[0] if known else _clean(root.read_text(path + "/dev"))
-        props, size = _properties(root, path, dev)
-        devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size, kept=True)
+        props, size = _properties(root, path, dev, database, whole)
+        devices[name] = _identity(root, name, path, props, cache, known, dev, extra, size, kept=True, whole=whole)
     return _inherit(devices)
 
 
-def discover_udev(root, attrs=(), read=None):
+def discover_udev(root, attrs=(), read=None, whole=True):
     """Devices as libudev sees them (live root only)."""
     import pyudev  # lazily: the core imports no optional library
     context = pyudev.Context()
@@ -284,7 +319,8 @@ def discover_udev(root, attrs=(), read=None):
     for device in context.list_devices(subsystem="block", DEVTYPE="disk"):
         name = device.sys_name
         path = paths.get(name, "/sys/block/" + name)
-        devices[name] = _identity(root, name, path, dict(device.properties), cache, index.get(name), extra=extra)
+        devices[name] = _identity(root, name, path, dict(device.properties), cache, index.get(name), extra=extra,
+                                  whole=whole)
     return _inherit(devices)
 
 
@@ -299,55 +335,17 @@ def _inherit(devices):
             if path is None:
                 continue
             for key in ("vendor", "model", "wwn", "numa_node"):
-                if dev[key] is None:
+                if dev.get(key, False) is None:     # numa_node: not in a plan's records
                     dev[key] = path[key]
     return devices
 
 
-def discover(root, prefer_udev=True, attrs=(), read=None):
+def discover(root, prefer_udev=True, attrs=(), read=None, whole=True):
     """(source, devices): pyudev on the live root when it is installed.
-    ``attrs``, ``read``: see discover_sysfs."""
+    ``attrs``, ``read``, ``whole``: see discover_sysfs."""
     if root.is_live and prefer_udev:
         try:
-            return "udev", discover_udev(root, attrs, read)
+            return "udev", discover_udev(root, attrs, read, whole)
         except ImportError:
             pass
-    return "sysfs", discover_sysfs(root, attrs, read)
-
-
-def read_settings(root, device, attrs, read=None):
-    """Current values of ``attrs`` (queue names, "queue_depth", "cache_type").
-    ``read``: the texts discover read along for this device, if it did."""
-    out = {}
-    path = device["sysfs"]
-    # rotational was read with the identity a moment ago.
-    known = "attrs" in device
-    read = read or {}
-    # The queue attributes in one go.
-    queue = read.get("queue") or {}
-    missing = [a for a in attrs if a in QUEUE_ATTRS and a != "scheduler" and not (known and a == "rotational")
-               and a not in queue]
-    if missing:
-        queue = dict(queue, **root.read_texts(path + "/queue", missing))
-    # The identity found no device/ directory (a device-mapper map): no SCSI attribute to read.
-    no_scsi = "device" in read and read["device"] is None
-    scsi = read.get("device") or {}
-    in_queue = path + "/queue/"
-    for attr in attrs:
-        if attr == "scheduler":
-            continue  # part of the identity
-        if attr in QUEUE_ATTRS:
-            value = device["attrs"]["queue/rotational"] if known and attr == "rotational" else _clean(queue[attr])
-            out[attr] = {"path": in_queue + attr, "value": value}
-        elif attr == "queue_depth":
-            text = scsi["queue_depth"] if "queue_depth" in scsi else \
-                None if no_scsi else root.read_text(path + "/device/queue_depth")
-            out[attr] = {"path": path + "/device/queue_depth", "value": _clean(text)}
-        elif attr == "cache_type":
-            found = root.listdir(path + "/device/scsi_disk")
-            where = "%s/device/scsi_disk/%s/cache_type" % (path, found[0]) if found else None
-            value = _clean(root.read_text(where)) if where else None
-            if value and value.startswith("temporary "):
-                value = value[len("temporary "):]  # a copied tree keeps what was written
-            out[attr] = {"path": where, "value": value}
-    return out
+    return "sysfs", discover_sysfs(root, attrs, read, whole)

@@ -11,13 +11,11 @@ import fnmatch
 import re
 
 from numatune.facts import routes
-from numatune.families.storage import facts as facts_block, multipath_conf, multipathd, udev_rules
-from numatune.errors import PolicyError
+from numatune.families.storage import current, facts as facts_block, live, multipath_conf, multipathd, udev_rules
 from numatune.families.storage import coverage as block_coverage, persist as block_persist
-from numatune.model import Change, Compliant, Finding, Write
+from numatune.model import Change, Compliant, Finding
 from numatune.policy.schema import WHY, Array, Either, Scalar, SchemaError, Table, TableArray
-from numatune.families.storage.settings import (ATTRS, CACHE_TYPES, FLOOR_ATTRS, SCHEDULER_NAMES, SCHEDULERS,
-                                                SCSI_ATTRS, floor_of, settings_of)
+from numatune.families.storage.settings import CACHE_TYPES, FLOOR_ATTRS, SCHEDULERS, settings_of
 
 NAME = "storage"
 GLOB = Scalar(str, check=lambda v: "must not be empty" if not v.strip() else None)
@@ -123,6 +121,26 @@ def selects(match, dev):
     return True
 
 
+# Fields whose values most devices share (a giant host's LUNs: one vendor, one model).
+_SHARED_FIELDS = frozenset(("kind", "rotational", "vendor", "model"))
+
+
+def _selector(match):
+    """selects(match, ·) as one test per device: a match on fields most devices share
+    is worked out once per distinct set of their values, not per device (5,000)."""
+    if not match or not _SHARED_FIELDS.issuperset(match):
+        return lambda dev: selects(match, dev)
+    fields, answers = sorted(match), {}
+
+    def test(dev):
+        values = tuple(map(dev.get, fields))
+        got = answers.get(values)
+        if got is None:
+            got = answers[values] = selects(match, dev)
+        return got
+    return test
+
+
 def _natural(name, _cache={}):
     # Memoized: 5,000 device names are sorted several times per plan.
     key = _cache.get(name)
@@ -150,7 +168,8 @@ def select(data, devices):
 def _select(data, devices):
     per_rule, assigned = [], {}
     for i, rule in enumerate(data.get("block") or []):
-        direct = sorted((n for n, d in devices.items() if selects(rule["match"], d)), key=_natural)
+        test = _selector(rule["match"])
+        direct = sorted((n for n, d in devices.items() if test(d)), key=_natural)
         expanded, via = list(direct), {}
         seen = set(direct)  # 4,096 paths: a list lookup here made planning quadratic
         for name in direct:
@@ -163,27 +182,43 @@ def _select(data, devices):
                     expanded.append(slave)
                     via[slave] = dev["dm_name"] or name
         per_rule.append((i, rule, direct, expanded, via))
-        # One dict per device, not a setdefault per device and setting (8,192 devices x 7 on the dm shape).
         given = [(attr, (value, i)) for attr, value in settings_of(rule).items()]
         if not given:
             continue
+        # Devices the same rules set share one dict of their settings (8,192 devices x 7 on the dm
+        # shape), never changed once made: a later rule gives them a new one. Keyed by the id of the
+        # dict a device had, held in the value so that no other dict takes its id while this runs.
+        after = {}
         for name in expanded:
             got = assigned.get(name)
-            if got is None:
-                assigned[name] = dict(given)
-            else:
-                got.update(given)
+            moved = after.get(id(got))
+            if moved is None:
+                settings = dict(got) if got else {}
+                settings.update(given)
+                moved = after[id(got)] = (got, settings)
+            assigned[name] = moved[1]
     return per_rule, assigned
 
 
 def read(root, data):
+    """The facts a plan's diff reads: each device without what only `numatune
+    facts` shows (facts.ONLY_SHOWN: a quarter of a SCSI path's files)."""
+    return _read(root, data, whole=False)
+
+
+def read_whole(root, data):
+    """The facts `numatune facts` and recommend show: each device whole."""
+    return _read(root, data, whole=True)
+
+
+def _read(root, data, whole):
     if not data.get("block"):
         return {"source": None, "live": root.is_live, "devices": {}}
     # What any rule sets is read with each device's identity: most devices of a
     # host the policy names are its LUNs, and their queue directories are then
     # opened once, not again per device for the settings (5,000 on a giant host).
     read_along = {}
-    source, devices = facts_block.discover(root, attrs=asked(data), read=read_along)
+    source, devices = facts_block.discover(root, attrs=asked(data), read=read_along, whole=whole)
     return with_settings(root, data, source, devices, read_along)
 
 
@@ -199,11 +234,12 @@ def with_settings(root, data, source, devices, read_along):
     """The facts of ``devices``: each selected one's settings (from the texts
     ``read_along`` holds, else read), and numatune's files."""
     _, assigned = select(data, devices)
+    lists = {}      # the attributes to read of each dict of settings (devices the same rules set share one)
     for name, attrs in assigned.items():
-        wanted = list(attrs)
-        if "max_sectors_kb" in wanted:
-            wanted.append("max_hw_sectors_kb")
-        devices[name]["settings"] = facts_block.read_settings(root, devices[name], wanted, read_along.get(name))
+        wanted = lists.get(id(attrs))
+        if wanted is None:
+            wanted = lists[id(attrs)] = list(attrs) + (["max_hw_sectors_kb"] if "max_sectors_kb" in attrs else [])
+        devices[name]["settings"] = current.read_settings(root, devices[name], wanted, read_along.get(name))
     binary = next((p for p in multipath_conf.MULTIPATHD if root.exists(p)), None)
     return {"source": source, "live": root.is_live, "devices": devices,
             "udev_rules": root.read_text(udev_rules.PATH),
@@ -214,108 +250,6 @@ def with_settings(root, data, source, devices, read_along):
 
 def data_multipath(data):
     return any("multipath" in rule for rule in data.get("block") or [])
-
-
-def resolve_scheduler(wanted, dev):
-    """(name to write or None when compliant, finding message or None)."""
-    sched = dev["scheduler"]
-    names = SCHEDULER_NAMES[wanted]
-    if sched["current"] in names:
-        return None, None
-    for name in names:
-        if name in sched["available"]:
-            return name, None
-    if not sched["available"]:
-        return None, "%s has no I/O scheduler to choose (a bio-based device)" % dev["name"]
-    return None, "%s offers %s, none of %s" % (dev["name"], " ".join(sched["available"]), "/".join(names))
-
-
-def _target(dev, attr, via):
-    where = "%s (path of %s)" % (dev["name"], via) if via else dev["name"]
-    return "%s %s" % (where, attr if attr in SCSI_ATTRS else "queue/" + attr)
-
-
-def _ids(dev, attr, index):
-    return "block.live:%s:%s" % (dev["name"], attr), "block[%d].%s" % (index, attr)
-
-
-def _shared(attr, value, rule, index):
-    """What a rule's setting is the same for on each device it selects, worked
-    out once per setting, not per device (35,000 settings on a giant host):
-    its floor, rule key, why and the target's attribute part."""
-    return (floor_of(value), "block[%d].%s" % (index, attr), rule.get("why", ""),
-            attr if attr in SCSI_ATTRS else "queue/" + attr)
-
-
-def _live(dev, attr, value, rule, index, via, scheduler_switch, shared=None):
-    """The one change or finding of a device's setting, or None when it is
-    compliant (a plain function, not a generator: 40,000 settings on a giant host).
-    ``shared``: _shared() of the setting, when the caller keeps it."""
-    # Ids and texts are formatted only for what is not compliant: a compliant
-    # giant host (the usual `check`) has 30,000 settings that need none.
-    if attr == "scheduler":
-        name, problem = resolve_scheduler(value, dev)
-        if problem or name:
-            cid, rule_key = _ids(dev, attr, index)
-        if problem:
-            # A queue with no elevator to choose (a map whose paths schedule, a bio-based device) can never
-            # take one: said, as info, not drift that no apply clears (#36).
-            fixed = set(dev["scheduler"]["available"]) <= {"none"}
-            return Finding(id=cid, severity="info" if fixed else "warning", area="storage", target=dev["name"],
-                           rule=rule_key, message=problem + ": scheduler not set")
-        elif name:
-            sysfs = dev["sysfs"] + "/queue/"
-            return Change(id=cid, area="storage", target=_target(dev, attr, via), current=dev["scheduler"]["current"],
-                          desired=name, scope="live", action="write %sscheduler" % sysfs, why=rule.get("why", ""),
-                          rule=rule_key,
-                          drift_severity="warning",
-                          writes=[Write(kind="blockattr", path=sysfs + "scheduler", value=name, format="bracket",
-                                        args={"coupled": [sysfs + "nr_requests"]})])
-        return None
-    floor, rule_key, why, attr_part = shared or _shared(attr, value, rule, index)
-    setting = dev.get("settings", {}).get(attr) or {}
-    current = setting.get("value")
-    if current is None:
-        if dev["kind"] == "dm-multipath" and attr in SCSI_ATTRS:
-            return None  # a map has no SCSI device of its own; its paths carry the setting
-        what = "not a SCSI disk" if attr in SCSI_ATTRS else "no such attribute"
-        cid, rule_key = _ids(dev, attr, index)
-        return Finding(id=cid, severity="info", area="storage", target=dev["name"], rule=rule_key,
-                       message="%s has no %s (%s): not set" % (dev["name"], attr, what))
-    if attr == "max_sectors_kb":
-        hw = (dev["settings"].get("max_hw_sectors_kb") or {}).get("value")
-        if hw is not None and int(value) > int(hw):
-            raise PolicyError("block[%d]: max_sectors_kb = %s is above %s's max_hw_sectors_kb %s"
-                              % (index, value, dev["name"], hw),
-                              "the device cannot take larger requests: use at most %s" % hw)
-    if floor is not None:
-        # at_least: a host value already higher is the one to keep (and to write back after a scheduler
-        # switch resets nr_requests). A value that is not a number is left alone, and said so.
-        if not current.strip().isdigit():
-            cid = "block.live:%s:%s" % (dev["name"], attr)
-            return Finding(id=cid, severity="warning", area="storage", target=dev["name"], rule=rule_key,
-                           message="%s %s reads %r, not a number to compare with at_least %d: not set"
-                                   % (dev["name"], attr, current, floor))
-        value = str(max(int(current), floor))
-    # Switching the scheduler resets nr_requests, so it is written again after.
-    if current == value and not (attr == "nr_requests" and scheduler_switch):
-        return None
-    name = dev["name"]
-    path = setting["path"]
-    risk = "low"
-    if attr == "cache_type":
-        risk = "high"
-        write = Write(kind="blockattr", path=path, value=value, args={"prefix": "temporary "})
-    else:
-        write = Write(kind="value", path=path, value=value)
-    # _ids() and _target(), with what the setting shares formatted once.
-    return Change(id="block.live:%s:%s" % (name, attr), area="storage",
-                  target="%s (path of %s) %s" % (name, via, attr_part) if via else "%s %s" % (name, attr_part),
-                  current=current, desired=value,
-                  scope="live", action="write " + path, why=why, rule=rule_key,
-                  risk=risk, writes=[write],
-                  # Queue settings off target cost throughput, not data: a warning. cache_type is data-loss risk.
-                  drift_severity="" if attr == "cache_type" else "warning")
 
 
 def diff(data, facts):
@@ -339,28 +273,12 @@ def diff(data, facts):
         vias.update(via)
     compliant = {i: True for i, *_ in per_rule}
     unset = {i: set() for i, *_ in per_rule}  # devices a rule leaves as they are (not offered, no such file)
-    shared = {}     # (attr, value, rule index) -> _shared()
-    for name in sorted(assigned, key=_natural):
-        dev = devices[name]
-        attrs = assigned[name]
-        switch = "scheduler" in attrs and resolve_scheduler(attrs["scheduler"][0], dev)[0] is not None
-        via = vias.get(name)
-        for attr in ATTRS:
-            if attr not in attrs:
-                continue
-            value, index = attrs[attr]
-            key = (attr, value, index)
-            got = shared.get(key)
-            if got is None:
-                got = shared[key] = _shared(attr, value, rules[index], index)
-            item = _live(dev, attr, value, rules[index], index, via, switch, got)
-            if item is None:
-                continue
-            if isinstance(item, Change):
-                compliant[index] = False
-            else:
-                unset[index].add(name)
-            yield item
+    for index, name, item in live.items(devices, assigned, rules, vias, sorted(assigned, key=_natural)):
+        if isinstance(item, Change):
+            compliant[index] = False
+        else:
+            unset[index].add(name)
+        yield item
     # Settings another mechanism keeps at boot (a tuned profile's [disk]): no udev rule for them.
     kept_by = {}
     for i, rule, _, _, _ in per_rule:

@@ -26,19 +26,32 @@ def parse_udev_db(text):
 # database files of 25 lines each, split and partitioned line by line in
 # Python, were a tenth of the storage family's read. Only where str.splitlines
 # would split the text as "\n" does (udev escapes control characters; a file
-# holding one anyway is parsed the slow way, with the same result).
-_KEPT_LINE = re.compile(r"^E:((?:%s)[^=\n]*|%s)=(.*)$" % ("|".join(PROPERTY_PREFIXES), "|".join(PROPERTY_KEYS)),
-                        re.M)
+# holding one anyway is parsed the slow way, with the same result). The
+# pattern starts with a literal, "\nE:", which the regular expression engine
+# looks for at C speed, where "^" under re.M tries a match at every character:
+# the text is searched with a "\n" put before it, which is what "^" matches
+# at its start (half the time of the 25-line files).
+_KEPT_LINE = re.compile(r"\nE:((?:%s)[^=\n]*|%s)=([^\n]*)" % ("|".join(PROPERTY_PREFIXES), "|".join(PROPERTY_KEYS)))
 _OTHER_BREAKS = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _other_breaks(text):
+    """Whether ``text`` holds a line break str.splitlines splits on other than "\n".
+    An ASCII text can hold only six: six substring tests are a tenth of the
+    pattern's search, character by character, of a 700-byte file."""
+    if text.isascii():
+        return ("\r" in text or "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text
+                or "\x1e" in text)
+    return _OTHER_BREAKS.search(text) is not None
 
 
 def kept_udev_db(text):
     """keep_properties(parse_udev_db(text)), without parsing the properties it would drop."""
     if not text:
         return {}
-    if _OTHER_BREAKS.search(text):
+    if _other_breaks(text):
         return keep_properties(parse_udev_db(text))
-    return dict(_KEPT_LINE.findall(text))
+    return dict(_KEPT_LINE.findall("\n" + text))
 
 
 def keep_properties(props):

@@ -151,11 +151,25 @@ def _lookup(device, key):
             value = device.get("dm_uuid")
         return value
     if name == "queue/scheduler" and kind == "ATTR" and "scheduler" in device:
-        sched = device["scheduler"]  # the file as the kernel shows it: "mq-deadline kyber [none]"
-        return " ".join("[%s]" % n if n == sched["current"] else n for n in sched["available"]) or None
+        return _scheduler_text(device["scheduler"])
     value = device.get("attrs", {}).get(name)
     # udev ignores trailing blanks of sysfs values (SCSI pads vendor/model).
     return None if value is None else value.rstrip()
+
+
+_SCHEDULER_TEXTS = {}
+
+
+def _scheduler_text(sched):
+    """The queue/scheduler file as the kernel shows it ("mq-deadline kyber [none]"),
+    or None: worked out once per scheduler state, not per device (5,000)."""
+    state = (sched["current"], tuple(sched["available"]))
+    got = _SCHEDULER_TEXTS.get(state, False)
+    if got is False:
+        got = " ".join("[%s]" % n if n == state[0] else n for n in state[1]) or None
+        if len(_SCHEDULER_TEXTS) < 256:   # a few states a host: never a store of every one seen
+            _SCHEDULER_TEXTS[state] = got
+    return got
 
 
 _GLOB = set("*?[")
@@ -202,6 +216,7 @@ def memo_for(devices):
     return _last_memo[1]
 
 
+_NO_ATTRS = {}
 # What _lookup falls back on for these ENV keys.
 _ENV_FALLBACK = {"DM_NAME": "dm_name", "DM_UUID": "dm_uuid"}
 
@@ -212,7 +227,7 @@ def _names_matching(key, devices):
     on a giant host; an ENV key, the most asked, looked up inline)."""
     name, op, pattern = key
     exact, globs = _alternatives(pattern)
-    globs = [_glob_match(g) for g in globs]
+    globs = [_glob_match(globs)] if globs else []
     want = op != "!="
     parts = _key_parts(name)
     env = parts[1] if parts and parts[0] == "ENV" else None
@@ -223,33 +238,57 @@ def _names_matching(key, devices):
         hit = value in exact or any(m(value) is not None for m in globs)
         return frozenset(devices) if hit is want else frozenset()
     kernel = name == "KERNEL"
+    # An attribute a udev rule's ATTR{}/ATTRS{} reads from the record's attrs, as _lookup
+    # does (the scheduler file is made from the record's scheduler: _lookup's).
+    attr = parts[1] if parts and parts[0] != "ENV" and parts[1] != "queue/scheduler" else None
+    # Each value tested once: most devices show one of a few (a vendor, a model, a scheduler file).
+    answers = {}
     for n, d in devices.items():
-        if env is None:
+        if attr is not None:
+            value = d.get("attrs", _NO_ATTRS).get(attr)
+            if value is not None:
+                value = value.rstrip()  # udev ignores trailing blanks of sysfs values
+        elif env is None:
             value = d["name"] if kernel else _lookup(d, name)
         else:
             value = d["udev"].get(env)
             if value is None and fallback:
                 value = d.get(fallback)
-        if globs:
-            hit = value is not None and (value in exact or any(m(value) is not None for m in globs))
-        else:
-            hit = value in exact    # None never is
+        hit = answers.get(value)
+        if hit is None:
+            if globs:
+                hit = value is not None and (value in exact or any(m(value) is not None for m in globs))
+            else:
+                hit = value in exact    # None never is
+            if not kernel:  # a name is every device's own
+                answers[value] = hit
         if hit is want:
             out.append(n)
     return frozenset(out)
 
 
-def _glob_match(pattern):
-    # What fnmatch.fnmatchcase does per call, compiled once.
-    return re.compile(fnmatch.translate(pattern)).match
+def _glob_match(patterns):
+    """What fnmatch.fnmatchcase does per call, for any of ``patterns``, compiled
+    once into one expression: a name tested against NOT_DISK's eight globs is
+    one match, not eight (each translation ends at the end of the text, so the
+    alternation matches where one of them does)."""
+    return re.compile("|".join("(?:%s)" % fnmatch.translate(p) for p in patterns)).match
 
 
 def matching(keys, devices, memo):
     """The names of ``devices`` that every key of a rule matches. ``memo``
     ({key: names}, one per ``devices``) keeps each key's answer across the
     rules of a file: they share most keys (the three of every rule, a vendor),
-    and a giant host has 5,000 devices to test each key on."""
-    hit = None
+    and a giant host has 5,000 devices to test each key on. A rule's whole
+    list of keys is kept too (under the tuple of them, never a key itself):
+    a plan asks about one rule several times, and each intersection of two
+    keys' answers walks thousands of names. Callers only read the answer."""
+    if not keys:
+        return set(devices)
+    whole = tuple(keys)
+    hit = memo.get(whole)
+    if hit is not None:
+        return hit
     for key in keys:
         names = memo.get(key)
         if names is None:
@@ -257,7 +296,8 @@ def matching(keys, devices, memo):
         hit = names if hit is None else hit & names
         if not hit:
             break
-    return set(devices) if hit is None else hit
+    memo[whole] = hit
+    return hit
 
 
 def effective(rules, device):

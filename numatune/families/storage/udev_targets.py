@@ -95,6 +95,17 @@ def parse_slave_run(text):
     return None
 
 
+_MAPS = "multipath maps"  # their memo entry: a string, never a udev key (a tuple) or a rule's keys
+
+
+def _multipath_maps(devices, memo):
+    """The names of the multipath maps among ``devices``, kept in ``memo`` (one per ``devices``)."""
+    got = memo.get(_MAPS)
+    if got is None:
+        got = memo[_MAPS] = frozenset(n for n, d in devices.items() if d["kind"] == "dm-multipath")
+    return got
+
+
 def _map_keys(match, devices, maps, memo):
     """(keys that select ``maps`` and later LUNs like them, general) for maps
     the selector reaches only through their paths' inquiry data."""
@@ -105,8 +116,8 @@ def _map_keys(match, devices, maps, memo):
         pattern = "mpath-3%s*" % ouis.pop()
         keys = BASE + MAPS + [("ENV{DM_UUID}", "==", pattern)]
         hit = udev_rules.matching(keys, devices, memo)
-        chosen = set(maps)  # 4,096 maps: a list lookup per map here was quadratic
-        if not any(n in hit and d["kind"] == "dm-multipath" and n not in chosen for n, d in devices.items()):
+        # No other map answers to the pattern (4,096 maps: sets, not a lookup per map).
+        if (hit & _multipath_maps(devices, memo)) <= set(maps):
             return keys, True
     # No pattern tells these LUNs from the others: name today's maps, and say so.
     uuids = sorted(devices[n]["dm_uuid"] for n in maps if devices[n]["dm_uuid"])
@@ -135,9 +146,8 @@ def target_sets(rule, devices, direct, expanded, memo=None):
     for keys, mode, maps_only in list(sets):
         hit = udev_rules.matching(keys, devices, memo)
         slaves = set()
-        for n in covered:
-            if n in hit and devices[n]["kind"] == "dm-multipath":
-                slaves.update(devices[n]["slaves"])
+        for n in covered & hit & _multipath_maps(devices, memo):
+            slaves.update(devices[n]["slaves"])
         if not slaves.isdisjoint(unreached):
             sets.append((keys, "slaves", False))
     return sets, general
@@ -175,6 +185,12 @@ def effective(rules, devices):
         programs = [(key, value, parse_floor_run(value) if key == "RUN" else None) for key, value in assigns]
         programs = [(key, value, floor, parse_slave_run(value) if key == "RUN" and not floor else None)
                     for key, value, floor in programs]
+        if len(assigns) == 1 and programs[0][0] != "RUN":
+            # An ATTR{} a rule assigns (most of them): the value to each matched device, nothing else to work out.
+            key, value = assigns[0]
+            for name in hit:
+                out[name][key] = value
+            continue
         for name in (hit if len(assigns) == 1 else [n for n in devices if n in hit]):
             dev = devices[name]
             for key, value, floor, on_slaves in programs:
