@@ -50,3 +50,25 @@ def test_each_keyfile_is_read_once_for_all_nics(tmp_path, monkeypatch):
     assert got["eth2"]["persist"]["networkd"] is None
     config = [p for p in reads if p.startswith(("/etc/NetworkManager/", "/etc/systemd/network/1"))]
     assert sorted(config) == sorted(set(config)), "a configuration file read more than once"
+
+
+def test_each_nics_ifcfg_file_is_looked_up_once(tmp_path, monkeypatch):
+    """A NIC's ifcfg file is read, not first stat'ed and then read (#38: 256 NICs, a lookup each); one
+    that is there but does not read (a directory, no permission) is still the NIC's file."""
+    from numatune.families.network import facts as net
+    from numatune.root import Root
+    scripts = tmp_path / "etc/sysconfig/network-scripts"
+    scripts.mkdir(parents=True)
+    for i in range(4):
+        (tmp_path / ("sys/class/net/eth%d" % i)).mkdir(parents=True)
+        (tmp_path / ("sys/class/net/eth%d/mtu" % i)).write_text("1500\n")
+    (scripts / "ifcfg-eth0").write_text("DEVICE=eth0\nMTU=1500\n")
+    (scripts / "ifcfg-eth1").mkdir()
+    root = Root(str(tmp_path))
+    looked = []
+    real = Root.exists
+    monkeypatch.setattr(Root, "exists", lambda self, path: looked.append(path) or real(self, path))
+    got = net.read(root, None, ethtool_groups=False)["interfaces"]
+    assert [(got[n]["persist"]["kind"], got[n]["persist"].get("text")) for n in ("eth0", "eth1", "eth2")] == [
+        ("ifcfg", "DEVICE=eth0\nMTU=1500\n"), ("ifcfg", None), ("link", None)]
+    assert "/etc/sysconfig/network-scripts/ifcfg-eth0" not in looked

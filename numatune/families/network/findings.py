@@ -27,13 +27,15 @@ def remote_irqs(name, info, topology):
     if not local:
         return []
     out = []
-    for irq, state in sorted(info.get("irqs", {}).items(), key=lambda kv: int(kv[0])):
+    irqs = info.get("irqs", {})
+    for irq in sorted(irqs, key=int):
+        state = irqs[irq]
         counts = state.get("counts") or []
         # The CPUs with a non-zero count, picked at C speed: 4,096 IRQs x 480 CPUs on a giant host.
         served = list(compress(range(len(counts)), counts))
-        if not served:
-            served = state.get("affinity") or []
-        remote = sorted(set(served) - local)
+        # Counted CPUs come in order, each once: sorted already.
+        remote = [cpu for cpu in served if cpu not in local] if served else \
+            sorted(set(state.get("affinity") or []) - local)
         if remote:
             out.append((irq, remote))
     return out
