@@ -18,8 +18,9 @@ def parse_interrupts(text):
     if not lines:
         return {}
     ncpu = len(lines[0].split())
-    width, zeros = 11 * ncpu, _ZERO * ncpu
-    by_column = ncpu >= _COLUMNS_FROM
+    width, by_column = 11 * ncpu, ncpu >= _COLUMNS_FROM
+    # The last n zero columns of a line, for each n (and so any n zero columns): compared in place.
+    zeros = [_ZERO * (ncpu - n) for n in range(ncpu + 1)] if by_column else None
     out = {}
     for line in lines[1:]:
         head, _, rest = line.partition(":")
@@ -27,7 +28,7 @@ def parse_interrupts(text):
             continue
         if by_column:
             tail = rest[width:]
-            counts = _columns(rest, width, zeros) if not tail or tail[0].isspace() else None
+            counts = _columns(rest, ncpu, zeros) if not tail or tail[0].isspace() else None
             if counts is not None:
                 out[head.strip()] = {"counts": counts, "name": " ".join(tail.split())}
                 continue
@@ -54,38 +55,31 @@ def parse_interrupts(text):
     return out
 
 
-def _columns(rest, width, zeros):
+def _columns(rest, ncpu, zeros):
     """The counts of a line (after its "N:") laid out as the kernel lays them out, without splitting
-    its 480 fields: the few columns that are not a zero found by their first digit 1-9 (str.find, in
-    C), and the line then checked to be exactly the zero columns and those. None when it is not (a
-    count wider than its column, a tab, a leading zero, many CPUs serving the IRQ): split it instead."""
-    region = rest[:width]
-    if region == zeros:
-        return [0] * (width // 11)
-    find, found, start = rest.find, [], 0
-    while True:
+    its 480 fields: each column that is not a zero found by its first digit 1-9 (str.find, in C),
+    and the columns around it compared with zero columns in place. None when the line is not in
+    that layout (a count wider than its column, a tab, a leading zero, many CPUs serving the IRQ):
+    split it instead. ``zeros[c]``: the zero columns from column ``c`` to the end."""
+    counts, column, found, width, find = [0] * ncpu, 0, 0, 11 * ncpu, rest.find
+    while not rest.startswith(zeros[column], 11 * column):
         first = -1
         for digit in _NONZERO:
-            at = find(digit, start, width if first == -1 else first)
+            at = find(digit, 11 * column, width if first == -1 else first)
             if at != -1:
                 first = at
-        if first == -1:
-            break
-        if len(found) == 8:
+        if first == -1 or found == 8:
             return None
-        found.append(first // 11)
-        start = first // 11 * 11 + 11
-    counts, pieces, done = [0] * (width // 11), [], 0
-    for column in found:
-        text = region[11 * column:11 * column + 11]
+        nonzero = first // 11
+        text = rest[11 * nonzero:11 * nonzero + 11]
         digits = text.lstrip(" ")
-        if text[0] != " " or not (digits.isdigit() and digits.isascii()):
+        # Zero columns up to it (as many as the last ones of a line), then blanks and digits alone.
+        if not rest.startswith(zeros[ncpu - nonzero + column], 11 * column) or text[0] != " " \
+                or not (digits.isdigit() and digits.isascii()):
             return None
-        counts[column] = int(digits)
-        pieces += [zeros[done:11 * column], text]
-        done = 11 * column + 11
-    pieces.append(zeros[done:])
-    return counts if "".join(pieces) == region else None
+        counts[nonzero] = int(digits)
+        column, found = nonzero + 1, found + 1
+    return counts
 
 
 def named_irqs(name, interrupts):
