@@ -53,7 +53,7 @@ def test_patterns_match_the_whole_value():
 
 
 def test_a_pattern_is_compiled_when_a_value_is_first_checked(monkeypatch):
-    """Every family declares its schema at import (60 patterns); a policy's few keys use few of them (#38)."""
+    """Every family declares its schema at import (25 patterns); a policy's few keys use few of them (#38)."""
     import re
     compiled = []
     real = re.compile

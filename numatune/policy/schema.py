@@ -61,7 +61,7 @@ class Scalar:
     @property
     def pattern(self):
         """The value's pattern, compiled when a value is first checked against it: every family's
-        schema is declared at import, and a policy's few keys use few of its 60 patterns."""
+        schema is declared at import, and a policy's few keys use few of its 25 patterns."""
         return _compiled(self, "_pattern")
 
     def validate(self, value, key, parts=()):
