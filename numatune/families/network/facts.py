@@ -92,8 +92,10 @@ def _by_number(names):
 
 def read_interface(root, name):
     base = "%s/%s" % (NET_DIR, name)
-    has_device = root.exists(base + "/device")
     driver = root.readlink(base + "/device/driver")
+    # A driver link read inside the device means the device is there (its directory opened once, by that
+    # readlink): only a NIC without one (virtual, or a capture without the link) asks again.
+    has_device = driver is not None or root.exists(base + "/device")
     dev, own = _bus_device(root, base + "/device") if has_device else (base + "/device", True)
     # The device's files through its link, the directory exists() opened and keeps (by its real
     # path it was opened a second time); a virtio device's PCI function, its parent, by its path.
