@@ -52,6 +52,24 @@ def test_patterns_match_the_whole_value():
             spec.validate(bad, "k")
 
 
+def test_a_pattern_is_compiled_when_a_value_is_first_checked(monkeypatch):
+    """Every family declares its schema at import (25 patterns); a policy's few keys use few of them (#38)."""
+    import re
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda *a: compiled.append(a[0]) or real(*a))
+    from numatune.policy.schema import Table
+    spec, table = Scalar(str, pattern=r"^[a-z]+$"), Table(extra=Scalar(str), extra_key=r"^[A-Z]+$")
+    assert compiled == []
+    spec.validate("abc", "k")
+    table.validate({"AB": "x"}, "t")
+    assert compiled == [r"^[a-z]+$", r"^[A-Z]+$"]
+    spec.validate("abd", "k")
+    assert len(compiled) == 2 and spec.pattern.pattern == r"^[a-z]+$"
+    with pytest.raises(SchemaError):
+        table.validate({"ab": "x"}, "t")
+
+
 def test_host_strings_with_escape_sequences_are_printed_escaped(cli, tmp_path):
     root = fakehost.build(tmp_path / "root")
     write(root, "proc/sys/vm/swappiness", "\x1b[2J\x1b[1;1H60\n")

@@ -109,6 +109,9 @@ def test_a_plan_of_every_family_imports_nothing_only_facts_and_recommend_print(s
         or m in ("numatune.apply.value", "numatune.apply.root_write")] == []
     # Nor what reads the facts again after apply's writes, nor the facts' line layout.
     assert [m for m in seen["modules"] if m.endswith(".reread") or m == "numatune.report.factlines"] == []
+    # Nor the SQL of a live instance (under --root no instance is queried), shlex for ifcfg values that
+    # need no shell parsing, nor copy and weakref for the boot family's record turned into facts.
+    assert [m for m in ("numatune.families.oracle.sql", "copy", "weakref", "shlex") if m in seen["modules"]] == []
 
 
 def test_a_policy_with_a_block_table_imports_storage_and_not_oracle(tmp_path):

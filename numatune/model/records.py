@@ -151,7 +151,14 @@ def asdict(obj):
     return _copy(obj)
 
 
+# What copy.deepcopy gives back as itself (its atomic types, by exact type): a boot config's
+# hundred strings copied without importing copy (and weakref) into every plan.
+_ATOMIC = frozenset((type(None), bool, int, float, complex, str, bytes))
+
+
 def _copy(obj):
+    if type(obj) in _ATOMIC:
+        return obj
     if is_record(obj) and not isinstance(obj, type):
         return {f.name: _copy(getattr(obj, f.name)) for f in obj.__record_fields__}
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):

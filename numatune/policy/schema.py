@@ -38,6 +38,15 @@ def _type_name(types):
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
+def _compiled(spec, slot):
+    """``spec``'s pattern in ``slot`` (text, a compiled pattern or None), compiled once and kept there."""
+    pattern = getattr(spec, slot)
+    if pattern is not None and not isinstance(pattern, re.Pattern):
+        pattern = re.compile(pattern)
+        setattr(spec, slot, pattern)
+    return pattern
+
+
 class Scalar:
     def __init__(self, *types, choices=None, minimum=None, maximum=None, pattern=None,
                  check=None, doc=""):
@@ -45,9 +54,15 @@ class Scalar:
         self.choices = choices
         self.minimum = minimum
         self.maximum = maximum
-        self.pattern = re.compile(pattern) if pattern else None
+        self._pattern = pattern or None
         self.check = check
         self.doc = doc
+
+    @property
+    def pattern(self):
+        """The value's pattern, compiled when a value is first checked against it: every family's
+        schema is declared at import, and a policy's few keys use few of its 25 patterns."""
+        return _compiled(self, "_pattern")
 
     def validate(self, value, key, parts=()):
         # bool is an int in Python; a policy saying `count = true` is a mistake.
@@ -99,9 +114,13 @@ class Table:
         # A later policy file's entry replaces an earlier one whole (policy.loader.merge).
         self.whole_entries = whole_entries
         self.extra = extra
-        self.extra_key = re.compile(extra_key) if extra_key else None
+        self._extra_key = extra_key or None
         self.extra_doc = extra_doc
         self.doc = doc
+
+    @property
+    def extra_key(self):
+        return _compiled(self, "_extra_key")
 
     def validate(self, value, key, parts=()):
         if not isinstance(value, dict):

@@ -81,10 +81,21 @@ def _value(text):
     return None if text is None else text.replace("\x00", "").strip()
 
 
+def _by_number(names):
+    """``names`` sorted by their number, a name that is none as 0 (stable): by int itself while every
+    name is a number (a NIC's msi_irqs: 2,300 vectors of a many-NIC host, a Python key call each)."""
+    try:
+        return sorted(names, key=int)
+    except ValueError:
+        return sorted(names, key=lambda x: _int(x, 0))
+
+
 def read_interface(root, name):
     base = "%s/%s" % (NET_DIR, name)
-    has_device = root.exists(base + "/device")
     driver = root.readlink(base + "/device/driver")
+    # A driver link read inside the device means the device is there (its directory opened once, by that
+    # readlink): only a NIC without one (virtual, or a capture without the link) asks again.
+    has_device = driver is not None or root.exists(base + "/device")
     dev, own = _bus_device(root, base + "/device") if has_device else (base + "/device", True)
     # The device's files through its link, the directory exists() opened and keeps (by its real
     # path it was opened a second time); a virtio device's PCI function, its parent, by its path.
@@ -111,7 +122,7 @@ def read_interface(root, name):
         "local_cpus": parse_cpulist(pcif["local_cpulist"]) if has_device else [],
         "rx_queues": len([q for q in queues if q.startswith("rx-")]),
         "tx_queues": len([q for q in queues if q.startswith("tx-")]),
-        "msi_irqs": sorted(root.listdir(at + "/msi_irqs"), key=lambda x: _int(x, 0)),
+        "msi_irqs": _by_number(root.listdir(at + "/msi_irqs")),
         "legacy_irq": pcif["irq"] if has_device else None,
         "master": os.path.basename(master) if master else None,
         "bonding": None,

@@ -72,8 +72,11 @@ def persistence(root, name, systemd=None, mac=None, config=None):
     if keyfile is not None:
         return {"kind": "nm", "path": keyfile[0], "text": keyfile[1]}
     ifcfg = "%s/ifcfg-%s" % (PERSIST_IFCFG, name)
-    if root.exists(ifcfg):
-        return {"kind": "ifcfg", "path": ifcfg, "text": root.read_text(ifcfg)}
+    # Read first: a file that reads is there (one lookup per NIC, not two); one that does not may still
+    # be there, unreadable, and it is still the NIC's file.
+    text = root.read_text(ifcfg)
+    if text is not None or root.exists(ifcfg):
+        return {"kind": "ifcfg", "path": ifcfg, "text": text}
     # No file of NetworkManager's or the network service's configures the NIC: the link-level settings go to
     # a .link file of numatune's; the MTU only to a systemd-networkd file that already configures it (a new
     # ifcfg file would be a configuration of its own, and could bring the NIC up with no address at boot).

@@ -362,26 +362,29 @@ def _irq_affinity(name, info, topology, why, rules, net, kept="", said=None):
                   message="%s: IRQ numbers change between boots, so irq_affinity is set live, and `numatune "
                           "boot` (numatune-boot.service, or the SysV script numatune-boot) plans it again at "
                           "each boot on that boot's IRQs" % name)
-    local = set(cpus)   # once per NIC, not per IRQ (64 queues of a 60-CPU node)
+    # What every IRQ of the NIC shares, once per NIC, not per IRQ (64 queues of a 60-CPU node).
+    local = set(cpus)
     said = {} if said is None else said     # {CPUs: their text}: each affinity written once
-    for i, (irq, state) in enumerate(sorted(info["irqs"].items(), key=lambda kv: int(kv[0]))):
-        affinity = state.get("affinity")
-        path = "/proc/irq/%s/smp_affinity_list" % irq
+    on_cpu = [str(cpu) for cpu in cpus]
+    boot_key, irqs = _irq_key(name), info["irqs"]
+    for i, irq in enumerate(sorted(irqs, key=int)):
+        affinity = irqs[irq].get("affinity")
         if affinity is None:
             continue
         key = tuple(affinity)
         text = said.get(key)
         if text is None:
             text = said[key] = format_cpulist(affinity)
-        if affinity and local.issuperset(affinity):
+        if affinity and local.issuperset(key):
             yield Compliant("net.irq:%s:%s" % (name, irq), "%s IRQ %s on node %d (CPUs %s)"
                             % (name, irq, node, text), "network", kept_by=kept)
             continue
         # Spread over the node: IRQ i on the node's i-th CPU.
-        cpu = str(cpus[i % len(cpus)])
+        cpu = on_cpu[i % len(on_cpu)]
+        path = "/proc/irq/%s/smp_affinity_list" % irq
         yield Change(id="net.irq:%s:%s" % (name, irq), area="network", target="%s IRQ %s" % (name, irq),
                      current=text, desired=cpu, scope="live", rule=rule, why=why,
-                     action="write %s" % path, boot_key=_irq_key(name),
+                     action="write " + path, boot_key=boot_key,
                      writes=[Write(kind="value", path=path, value=cpu, format="plain")])
 
 

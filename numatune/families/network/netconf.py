@@ -9,7 +9,6 @@ Each ``*_wanted`` turns the desired settings into the format's own keys and
 returns what cannot be expressed there, so the plan can say so.
 """
 import re
-import shlex
 
 # ethtool name -> NetworkManager [ethtool] key (NM >= 1.46 for channels).
 NM_GROUP_PREFIX = {"coalesce": "coalesce-", "ring": "ring-", "channels": "channels-"}
@@ -135,6 +134,7 @@ def ifcfg_get(text):
             if quoted:
                 out[m.group(1)] = quoted.group(1) if quoted.group(2) is None else quoted.group(2)
                 continue
+            import shlex    # here: only a value with quotes, escapes or a comment needs it
             try:
                 parts = shlex.split(value, comments=True)
             except ValueError:
@@ -144,6 +144,7 @@ def ifcfg_get(text):
 
 
 def ifcfg_set(text, variables):
+    import shlex    # here: a plan whose ifcfg files lack a variable never edits one
     lines = (text or "").splitlines()
     todo = dict(variables)
     out = []

@@ -10,7 +10,7 @@ by the core.
 import os
 
 from numatune.errors import PolicyError
-from numatune.families.oracle import oratab, sql
+from numatune.families.oracle import oratab
 
 # Tests (and embedders) put a callable here: (target) -> DB-API connection.
 FACTORY = None
@@ -93,6 +93,8 @@ def _rows(conn, statement, binds=None):
 
 def read(conn):
     """Parameters in memory and in the spfile, instances, SGA components."""
+    # The statements load with a live connection only: a plan under --root never queries.
+    from numatune.families.oracle import sql
     memory = {}
     for name, value, isdefault, sysmod, instmod in _rows(conn, sql.PARAMETERS):
         memory[name.lower()] = {"value": value, "default": isdefault == "TRUE", "modifiable": sysmod}
@@ -107,6 +109,7 @@ def read(conn):
 
 def current(conn, name, sid):
     """{"spfile": {"sid": ..., "values": [...]} or None, "memory": value}."""
+    from numatune.families.oracle import sql
     rows = _rows(conn, sql.SPPARAMETER_ONE, {"name": name.lower(), "sid": sid})
     own = [r for r in rows if r[0] == sid] or [r for r in rows if r[0] == "*"]
     spfile = {"sid": own[0][0], "values": [r[1] for r in own]} if own else None
