@@ -96,10 +96,11 @@ def _own(change, shared, whys, groups, why_at):
 
 class _Quick:
     """A key for a Change equal to another's exactly when compact's would be:
-    its class (which names the fields), its shared fields' values and their types, and each value write's value and format with their types. None
+    its class (which names the fields), its shared fields' values and their
+    types, and each value write's value and format with their types. None
     where that cannot be told so (another kind of write, a path not a
-    string, a record with more than its fields): compact's own way then,
-    as for a key that is not hashable."""
+    string, a record with more than its fields): compact's own way then, as
+    for a key that is not hashable."""
 
     def __init__(self):
         self.cls = None

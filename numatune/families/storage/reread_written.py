@@ -4,14 +4,15 @@ reread.py keeps who each device is and reads every device's queue again: on
 a giant host 5,120 queue directories, each device's scheduler and
 max_hw_sectors_kb among them, though no write set them (most of its 0.3 s).
 Here a device no write touched keeps its facts as planned, and a device
-written reads again its queue's settings (from the texts verify read back,
-apply/recent.py): those written, and those the kernel may change along with
-them (an elevator switch resets nr_requests; a limits update read_ahead_kb).
-Its scheduler is read only when written (no other write changes it), its
-max_hw_sectors_kb never (a hardware limit), its queue_depth when written
-(cache_type, rare, wherever it is asked). Whatever else a write could have touched reads the facts
-whole (a host tool run, a write elsewhere under a device or under /etc/udev,
-a device come or gone: see _written).
+written reads again all its queue settings the policy asks but two (from
+the texts verify read back, apply/recent.py: the kernel may change some
+with others, an elevator switch resets nr_requests, and newer kernels may
+move read_ahead_kb with a queue limit): its scheduler only when written (no
+other write changes it), its max_hw_sectors_kb never (a hardware limit).
+Its queue_depth is read when written; cache_type (rare) wherever asked.
+Whatever else a write could have touched reads the facts whole (a host tool
+run, a write elsewhere under a device or under /etc/udev, a device come or
+gone: see _written).
 """
 from numatune.families.storage import facts as facts_block, knob, udev_rules
 from numatune.families.storage.reread import _same_devices
