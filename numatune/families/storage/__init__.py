@@ -18,7 +18,7 @@ def _facts_lines(facts):
 
 def _reread(root, data, planned, ops):
     # Imported after apply's writes only (verify): a plan never rereads.
-    from numatune.families.storage import reread_written as reread
+    from numatune.families.storage import reread
     return reread.reread(root, data, planned, ops)
 
 
