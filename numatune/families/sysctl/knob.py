@@ -6,7 +6,7 @@ commented out (journaled) or, with ``foreign_files = "report"``, named.
 """
 from numatune.facts import keyvalue, manifest, routes
 from numatune.families.sysctl import facts as facts_sysctl
-from numatune.families.sysctl import minimum, spelling, support
+from numatune.families.sysctl import minimum, numbers, spelling, support
 from numatune.model import Change, Compliant, Finding, Write
 from numatune.policy.schema import WHY, Either, Scalar, SchemaError, Table
 
@@ -225,6 +225,14 @@ def _diff(data, facts):
                           message="%s = %s cannot be compared field by field with at_least %s: not set"
                                   % (key, live, floor),
                           why="give at_least as many integers as the key has fields, or use value")
+            continue
+        word = numbers.refused(key, live, desired) if live != desired else None
+        if word is not None:
+            yield Finding(id="sysctl.not-integer:" + key, severity="critical", area=area, target=key,
+                          rule="sysctl." + key,
+                          message="%s holds integers (now %s): the kernel would refuse %s: not set"
+                                  % (key, live, "%r in %r" % (word, desired) if word else "an empty value"),
+                          why="give the value as integers, as the kernel shows them")
             continue
         if live != desired:
             action = "write %s" % facts_sysctl.key_path(key)
