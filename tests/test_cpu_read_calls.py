@@ -14,6 +14,7 @@ import pytest
 from numatune.errors import ExhaustedError
 from numatune.facts.procs import table
 from numatune.families.cpu import facts as cpupower
+from numatune import root as rootmod
 from numatune.root import Root
 from test_cpu_power import make_power_root
 
@@ -81,7 +82,19 @@ def test_links_are_the_readlinks_of_a_listing(tmp_path):
     assert root.links("/proc/4000/fd") == {} and root.links("/proc/20/comm") == {}
 
 
-def test_an_entry_that_is_a_link_is_read_inside_the_root(tmp_path):
+@pytest.fixture(params=["openat2", "walk"])
+def resolver(request, monkeypatch):
+    """Both ways of confining (as tests/test_hostile_root.py has them)."""
+    if request.param == "walk":
+        monkeypatch.setattr(rootmod._Openat2, "works", False)
+    else:
+        monkeypatch.setattr(rootmod._Openat2, "works", None)
+        if rootmod._openat2(os.open("/", os.O_PATH), ".", os.O_PATH) is None:
+            pytest.skip("this kernel has no openat2")
+    return request.param
+
+
+def test_an_entry_that_is_a_link_is_read_inside_the_root(tmp_path, resolver):
     # A copied tree's state directory that is a link (absolute, or climbing past "/"): followed inside the root.
     make_power_root(tmp_path, [0], states=[(0, "POLL", 0), (1, "C1", 2)])
     base = tmp_path / "sys/devices/system/cpu/cpu0/cpuidle"
@@ -108,3 +121,14 @@ def test_running_out_of_descriptors_is_not_read_as_missing(tmp_path, monkeypatch
         root.links("/proc/1/fd")
     with pytest.raises(ExhaustedError):
         root.read_values_under("/sys/devices/system/cpu/cpu0/cpuidle", cpupower._STATE.match, ("name",))
+
+
+def test_on_the_live_root_links_are_followed_as_they_are(tmp_path):
+    make_power_root(tmp_path, [0], states=[(0, "POLL", 0), (1, "C1", 2)])
+    base = tmp_path / "sys/devices/system/cpu/cpu0/cpuidle"
+    os.symlink(str(base / "state1"), base / "state2")
+    _procs(tmp_path)
+    live = Root("/")
+    got = live.read_values_under(str(base), cpupower._STATE.match, ("name",))
+    assert got == {"state0": {"name": "POLL"}, "state1": {"name": "C1"}, "state2": {"name": "C1"}}
+    assert live.links(str(tmp_path / "proc/20/fd")) == {"0": "/dev/null", "9": "/dev/cpu_dma_latency"}
