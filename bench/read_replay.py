@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.getcwd())
 
 CALLS = ("read_texts", "read_text", "read_value", "read_values", "read_value_alone", "read_bytes", "listdir",
-         "readlink", "exists", "isdir", "islink", "realpath", "glob")
+         "readlink", "exists", "isdir", "islink", "realpath", "glob", "read_values_under", "links")
 
 
 def record(root_dir, policy_path, log_path):

@@ -234,8 +234,21 @@ def test_cpu_topology_and_c_states_are_read_once_per_run(small_host, tmp_path, m
         with monkeypatch.context() as m:
             m.setattr(Root, "read_text", real)
             return real_many(self, directory, names)
+    real_under = Root.read_values_under
+
+    def read_values_under(self, directory, match, names):
+        # Each entry's files read in the listed directory (a CPU's C-states): one read each.
+        with monkeypatch.context() as m:
+            m.setattr(Root, "read_text", real)
+            m.setattr(Root, "read_texts", real_many)
+            got = real_under(self, directory, match, names)
+        for entry in got:
+            for name in names:
+                reads[directory.rstrip("/") + "/" + entry + "/" + name] += 1
+        return got
     monkeypatch.setattr(Root, "read_text", read_text)
     monkeypatch.setattr(Root, "read_texts", read_texts)
+    monkeypatch.setattr(Root, "read_values_under", read_values_under)
     root = Root(str(small_host / "root"))
     loaded = engine.load_policy([str(policy)], root)
     facts = engine.gather(root, loaded.data)

@@ -29,9 +29,10 @@ def _parts(path):
 class Recent:
     """``with Recent(root, paths):`` the texts of ``paths`` read, one
     directory at a time, and Root's reads (read_text, read_texts and those
-    built on them, read_value_alone) answering from them until the end."""
+    built on them, read_value_alone, read_values_under) answering from them
+    until the end."""
 
-    _READS = ("read_text", "read_texts", "read_value_alone")
+    _READS = ("read_text", "read_texts", "read_value_alone", "read_values_under")
 
     def __init__(self, root, paths):
         self.root = root
@@ -42,6 +43,8 @@ class Recent:
             if parts is not None:
                 names = by_dir.setdefault(parts[0], {})
                 names[parts[1]] = None
+        # The directories listing those directories (a CPU's cpuidle/ for its states' disable).
+        self.parents = {d.rpartition("/")[0] or "/" for d in by_dir}
         for directory, names in by_dir.items():
             base = directory + "/"
             for name, got in root.read_texts(directory, tuple(names)).items():
@@ -50,6 +53,7 @@ class Recent:
     def __enter__(self):
         root, texts = self.root, self.texts
         text_of, texts_of, alone = root.read_text, root.read_texts, root.read_value_alone
+        under, parents = root.read_values_under, self.parents
 
         def read_text(path, default=None):
             got = texts.get(path, _MISSING)
@@ -70,8 +74,17 @@ class Recent:
                 return alone(path, default)
             return default if got is None else got.replace("\x00", "").strip()
 
+        def read_values_under(directory, match, names):
+            key = directory.rstrip("/") or "/"
+            if key not in parents:
+                return under(directory, match, names)
+            # Each entry as read_values reads it: through read_texts above.
+            return {entry: root.read_values(key.rstrip("/") + "/" + entry, names)
+                    for entry in root.listdir(key) if match(entry)}
+
         # On this Root only, and only until __exit__: an instance's attribute is found before its class's method.
         root.read_text, root.read_texts, root.read_value_alone = read_text, read_texts, read_value_alone
+        root.read_values_under = read_values_under
         return self
 
     def __exit__(self, *exc):

@@ -12,7 +12,7 @@ import stat
 
 from numatune.errors import ExhaustedError
 from numatune.rootfs.confine import _Openat2, _lexical_check
-from numatune.rootfs.dirs import NOT_NAMES, READ, Dirs, split
+from numatune.rootfs.dirs import _DIR, NOT_NAMES, READ, Dirs, split
 from numatune.rootfs.readfile import _ISREG, _rest, limit_for, read_fd, read_named, text
 
 # A read failing with one of these says nothing of the file: never read as "missing".
@@ -70,14 +70,12 @@ class Reads(Dirs):
         as read_text reads each (the directory opened once, as for every read).
 
         A giant host's plan reads 74,000 files here, a few per call: each is
-        read in this loop, not through read_named, and the directory's kept
+        read in _texts_in's loop, not through read_named, and the directory's kept
         descriptor is looked up without a call (what read_fd works out per
         file, the limit and the flags, once per directory)."""
         key = directory.rstrip("/") or "/"
         base = key + "/" if key != "/" else key
-        out = {}
-        limit, flags, links = limit_for(base), READ | self._nofollow, None
-        open_, fstat, read, close, isreg, decode = os.open, os.fstat, os.read, os.close, _ISREG, bytes.decode
+        limit = limit_for(base)
         with self._dirs_lock:
             got = self._dirs.get(key)
             if got is not None and got[0] >= 0:
@@ -91,46 +89,127 @@ class Reads(Dirs):
                     for name in names:
                         _name_only(name)
                     return {name: None for name in names}    # no such directory: none of its files
-            for name in names:
-                if "/" in name or name in NOT_NAMES:
-                    _name_only(name)
-                try:
-                    fd = open_(name, flags, dir_fd=dfd)
-                except OSError as e:
-                    _unless_exhausted(e, base + name)
-                    out[name] = None
-                    if e.errno == errno.ELOOP and flags & os.O_NOFOLLOW:
-                        links = (links or []) + [name]
-                    continue
-                try:
-                    try:
-                        st = fstat(fd)
-                        size = st.st_size
-                        if isreg(st.st_mode) and size <= limit:
-                            data = read(fd, size + 1 if size else 65536)
-                            # A plain file that gave all it has is done; sysfs says 4096 and procfs 0.
-                            if data and len(data) != size:
-                                data = _rest(fd, data, base + name, limit)
-                        else:   # refused, or a directory (read as missing): read_fd says which
-                            data = read_fd(fd, base + name, limit, st, keep=True)
-                    finally:
-                        close(fd)
-                except OSError as e:
-                    _unless_exhausted(e, base + name)
-                    out[name] = None
-                    continue
-                got = decode(data, "utf-8", "surrogateescape")
-                # text(): universal newlines (no sysfs attribute has a "\r").
-                out[name] = got if "\r" not in got else text(data)
+            out, links = self._texts_in(dfd, base, names, limit)
         for name in links or ():      # a link: read by its whole path, inside the root
             out[name] = self.read_text(base + name)
         return out
+
+    def _texts_in(self, dfd, base, names, limit):
+        """({name: text or None}, [names that were links]) of the files ``names``
+        opened by name from ``dfd``, the directory ``base``."""
+        out, flags, links = {}, READ | self._nofollow, None
+        open_, fstat, read, close, isreg, decode = os.open, os.fstat, os.read, os.close, _ISREG, bytes.decode
+        for name in names:
+            if "/" in name or name in NOT_NAMES:
+                _name_only(name)
+            try:
+                fd = open_(name, flags, dir_fd=dfd)
+            except OSError as e:
+                _unless_exhausted(e, base + name)
+                out[name] = None
+                if e.errno == errno.ELOOP and flags & os.O_NOFOLLOW:
+                    links = (links or []) + [name]
+                continue
+            try:
+                try:
+                    st = fstat(fd)
+                    size = st.st_size
+                    if isreg(st.st_mode) and size <= limit:
+                        data = read(fd, size + 1 if size else 65536)
+                        # A plain file that gave all it has is done; sysfs says 4096 and procfs 0.
+                        if data and len(data) != size:
+                            data = _rest(fd, data, base + name, limit)
+                    else:   # refused, or a directory (read as missing): read_fd says which
+                        data = read_fd(fd, base + name, limit, st, keep=True)
+                finally:
+                    close(fd)
+            except OSError as e:
+                _unless_exhausted(e, base + name)
+                out[name] = None
+                continue
+            got = decode(data, "utf-8", "surrogateescape")
+            # text(): universal newlines (no sysfs attribute has a "\r").
+            out[name] = got if "\r" not in got else text(data)
+        return out, links
 
     def read_values(self, directory, names):
         """{name: value or None} of one directory's one-value files, each as
         read_value gives it (read as read_texts reads them)."""
         return {name: None if got is None else got.replace("\x00", "").strip()
                 for name, got in self.read_texts(directory, names).items()}
+
+    def read_values_under(self, directory, match, names):
+        """{entry: read_values(entry's path, names)} of the entries of
+        ``directory`` that ``match`` (a callable) takes, in sorted order.
+
+        480 CPUs have 1,920 cpuidle states (three files each) in 480
+        directories, and 480 cpufreq policies: the listed directory is opened
+        once, each entry by name from it and read there, then closed, not
+        resolved and kept as a directory of its own (an openat2 and the close
+        of the oldest kept directory each). An entry that does not open so (a
+        link under --root, not a directory, gone) is read by read_values."""
+        for name in names:
+            _name_only(name)
+        key = directory.rstrip("/") or "/"
+        base = key + "/" if key != "/" else key
+        try:
+            fd = self.open_named(key, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, directory)
+            return {}
+        try:
+            entries = sorted(e for e in os.listdir(fd) if match(e))
+        except OSError as e:
+            os.close(fd)
+            _unless_exhausted(e, directory)
+            return {}
+        out, flags, limit = {}, _DIR | self._nofollow, limit_for(base)
+        try:
+            for entry in entries:
+                path = base + entry
+                try:
+                    sub = os.open(entry, flags, dir_fd=fd)
+                except OSError as e:
+                    _unless_exhausted(e, path)
+                    out[entry] = self.read_values(path, names)
+                    continue
+                try:
+                    texts, links = self._texts_in(sub, path + "/", names, limit)
+                finally:
+                    os.close(sub)
+                for name in links or ():
+                    texts[name] = self.read_text(path + "/" + name)
+                out[entry] = {name: None if got is None else got.replace("\x00", "").strip()
+                              for name, got in texts.items()}
+        finally:
+            os.close(fd)
+        return out
+
+    def links(self, directory):
+        """{name: target or None} of every entry of ``directory``, listed and
+        each read as a link through one descriptor (a process's fd/: 1,000
+        processes, six or more links each), unsorted. Nothing for a directory
+        that cannot be listed."""
+        try:
+            fd = self.open_named(directory.rstrip("/") or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except (OSError, ValueError) as e:
+            _unless_exhausted(e, directory)
+            return {}
+        out, readlink = {}, os.readlink
+        try:
+            names = os.listdir(fd)
+            for name in names:
+                try:
+                    out[name] = readlink(name, dir_fd=fd)
+                except OSError as e:
+                    _unless_exhausted(e, directory)
+                    out[name] = None
+        except OSError as e:
+            _unless_exhausted(e, directory)
+            return {}
+        finally:
+            os.close(fd)
+        return out
 
     def read_value(self, path, default=None):
         """A one-value sysfs/procfs file, stripped."""

@@ -25,21 +25,19 @@ def read_cpufreq(root, online):
     driver = None
     base = CPU_DIR + "/cpufreq"
     online_set = set(online)
-    for name in root.listdir(base):
-        # Policy directories list their CPUs; a snapshot keeps them even
-        # where it drops the cpuN/cpufreq links.
-        if not _POLICY.match(name):
-            continue
-        path = "%s/%s" % (base, name)
-        # A policy's files in one go (Root.read_values: its directory opened once; 480 policies).
-        texts = root.read_values(path, _POLICY_FILES if driver is None else _POLICY_FILES[:3])
+    # Policy directories list their CPUs; a snapshot keeps them even where it drops the
+    # cpuN/cpufreq links. Each policy's files read in the listed directory (480 policies).
+    found = root.read_values_under(base, _POLICY.match, _POLICY_FILES[:3])
+    for name, texts in found.items():
         affected = texts["affected_cpus"]
         if affected:
             cpus = [int(c) for c in affected.split() if c.isdigit() and int(c) in online_set]
             if cpus:
+                path = "%s/%s" % (base, name)
                 policies[path] = {"path": path, "cpus": cpus, "governor": texts["scaling_governor"],
                                   "available": (texts["scaling_available_governors"] or "").split()}
-                driver = driver or texts.get("scaling_driver")
+                # The first policy of online CPUs that names its driver names it.
+                driver = driver or root.read_value(path + "/scaling_driver")
     if policies:
         return {"driver": driver, "policies": sorted(policies.values(), key=lambda p: p["cpus"][0])}
     for cpu in online:
@@ -70,20 +68,17 @@ def _read_cpuidle(root, online):
     governor = root.read_value(CPU_DIR + "/cpuidle/current_governor_ro") or root.read_value(
         CPU_DIR + "/cpuidle/current_governor")
     cpus = {}
+    match = _STATE.match
     for cpu in online:
-        base = "%s/cpu%d/cpuidle" % (CPU_DIR, cpu)
+        base = "%s/cpu%d/cpuidle/" % (CPU_DIR, cpu)
+        # A CPU's states read in its cpuidle directory: 480 CPUs have 1,920 of them.
+        found = root.read_values_under(base, match, _STATE_FILES)
         states = []
-        for name in root.listdir(base):
-            m = _STATE.match(name)
-            if not m:
-                continue
-            d = "%s/%s" % (base, name)
-            # A state's three files in one go: 480 CPUs have 2,000 states.
-            texts = root.read_values(d, _STATE_FILES)
+        for name, texts in found.items():
             latency = texts["latency"]
-            states.append({"index": int(m.group(1)), "name": texts["name"] or name,
+            states.append({"index": int(match(name).group(1)), "name": texts["name"] or name,
                            "latency": int(latency) if latency and latency.isdigit() else None,
-                           "disabled": texts["disable"] == "1", "path": d + "/disable"})
+                           "disabled": texts["disable"] == "1", "path": base + name + "/disable"})
         if states:
             cpus[str(cpu)] = sorted(states, key=lambda s: s["index"])
     if driver in (None, "none") and not cpus:
