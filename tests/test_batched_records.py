@@ -120,6 +120,8 @@ def test_an_old_journal_cut_mid_revert_is_finished(host, cli):
     ([], "seqs that are not a list"),
     ([2, 1], "seqs that are not a list"),        # not starting at its seq
     ([1, True], "seqs that are not a list"),
+    ([1, 2.0], "seqs that are not a list"),      # JSON's ints are told apart by type (journal_records._all_seqs)
+    ([1, [2]], "seqs that are not a list"),
 ])
 def test_a_batched_record_naming_its_writes_wrongly_is_refused(host, cli, seqs, why):
     root_dir, root, policy = host

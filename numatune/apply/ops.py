@@ -63,12 +63,14 @@ def _describe(op):
         return "%s write to %s" % (op.get("kind", "unknown"), op.get("path", "?"))
 
 
-def describe_undo(op):
+def describe_undo(op, kind=None):
     """What an undo did, in the undo direction ("1024 -> 128 restored"): a
     kind's own ``describe_undo``, else its ``describe`` of the op with before
-    and after swapped, else "undid" and the forward description."""
+    and after swapped, else "undid" and the forward description. ``kind``:
+    the op's kind module when the caller has it already (revert)."""
     try:
-        kind = appliers.for_op(op)
+        if kind is None:
+            kind = appliers.for_op(op)
         if hasattr(kind, "describe_undo"):
             return kind.describe_undo(op)
         if "before" in op and "after" in op:

@@ -46,9 +46,10 @@ def _has(kind, _cache={}):
     return got
 
 
-def _undo_decision(root, op, seq, force, interrupted):
+def _undo_decision(root, op, seq, force, interrupted, kind=None):
     """"already", "skipped" or "restore" for one op, from what its target holds now."""
-    kind = appliers.for_op(op)
+    if kind is None:
+        kind = appliers.for_op(op)
     cleanup, current_sides, _ = _has(kind)
     if cleanup:
         kind.cleanup(root, op)
@@ -68,16 +69,18 @@ def _undo_batches(seq_ops):
     twice, at most BATCH; any other kind alone): within one, no restore
     changes what another op's decision reads, so all are decided first."""
     batch, targets = [], set()
-    for seq, op in seq_ops:
-        alone = op.get("kind") not in BATCHABLE
-        if batch and _new_batch(op.get("kind"), op.get("path"), targets, len(batch)):
+    for item in seq_ops:
+        op = item[1]
+        kind, path = op.get("kind"), op.get("path")
+        if batch and _new_batch(kind, path, targets, len(batch)):
             yield batch
             batch, targets = [], set()
-        batch.append((seq, op))
-        targets.add(op.get("path"))
-        if alone:
+        batch.append(item)
+        if kind not in BATCHABLE:
             yield batch
             batch, targets = [], set()
+        else:
+            targets.add(path)
     if batch:
         yield batch
 
@@ -87,7 +90,8 @@ class _Outcomes:
 
     def __init__(self):
         self.restored, self.skipped, self.failed = [], [], []
-        self.records = []   # this batch's outcomes: (seq, outcome), or a "failed" record
+        self.records = []   # this batch's records in order: an outcome (its seqs in ``groups``), or a "failed" record
+        self.groups = {}    # this batch's outcome -> the seqs it names, in order
         self.held = None    # the first KeyboardInterrupt/SystemExit, raised once every op was tried
 
     def fail(self, seq, op, e):
@@ -99,31 +103,30 @@ class _Outcomes:
         self.records.append({"t": "failed", "seq": seq, "error": _error_text(e)[:TEXT_CAP],
                              "what": what[:TEXT_CAP]})
 
-    def note(self, seq, op, outcome):
+    def note(self, seq, op, outcome, kind=None):
         if outcome == "skipped":
             self.skipped.append(_describe(op))
         elif outcome == "restored":
-            self.restored.append(describe_undo(op))
-        self.records.append((seq, outcome))
+            self.restored.append(describe_undo(op, kind))
+        self._seq(seq, outcome)
+
+    def _seq(self, seq, outcome):
+        # Grouped as noted (a giant host's batch: one group of 256), not in a second pass.
+        seqs = self.groups.get(outcome)
+        if seqs is None:
+            seqs = self.groups[outcome] = []
+            self.records.append(outcome)
+        seqs.append(seq)
 
     def journaled(self):
         """This batch's outcome records, and the batch emptied: one record
         per kind of outcome naming its writes in ``seqs`` (a giant host's
         revert wrote 35,000 records of one line each), placed where its
         first write's was; a failure on its own, with its error."""
-        out, groups = [], {}
-        for item in self.records:
-            if isinstance(item, dict):
-                out.append(item)
-                continue
-            seq, outcome = item
-            if outcome not in groups:
-                groups[outcome] = []
-                out.append(outcome)
-            groups[outcome].append(seq)
-        self.records = []
+        records, groups = self.records, self.groups
+        self.records, self.groups = [], {}
         return [item if isinstance(item, dict) else batch_record(*_OUTCOMES[item], seqs=groups[item])
-                for item in out]
+                for item in records]
 
 
 # outcome -> (record type, its fields)
@@ -142,19 +145,22 @@ def _undo_batch(root, batch, force, interrupted, record, done, superseded=(), un
     mid-restore (a file left empty) is known as its own half-done undo and
     finished, not taken for someone else's change. A result lost in a crash
     only makes the next revert find that op already as before."""
+    kinds = {}      # id(op) -> its kind module, looked up once per op (not four times)
     try:
-        _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable)
+        _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable, kinds)
     finally:
         for _, op in batch:     # what a decision held for a restore that did not come (value.release)
-            try:
-                kind = appliers.for_op(op)
-            except (KeyError, TypeError):
-                continue
+            kind = kinds.get(id(op))
+            if kind is None:
+                try:
+                    kind = appliers.for_op(op)
+                except (KeyError, TypeError):
+                    continue
             if _has(kind)[2]:
                 kind.release(op)
 
 
-def _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable):
+def _decide_and_restore(root, batch, force, interrupted, record, done, superseded, unprovable, kinds):
     to_restore = []
     for seq, op in batch:
         if seq in superseded:
@@ -165,23 +171,24 @@ def _decide_and_restore(root, batch, force, interrupted, record, done, supersede
                                             "was there before apply cannot be known; check it by hand"))
             continue
         try:
-            decision = _undo_decision(root, op, seq, force, interrupted)
+            kind = kinds[id(op)] = appliers.for_op(op)
+            decision = _undo_decision(root, op, seq, force, interrupted, kind)
         except BaseException as e:  # noqa: B902 -- see _undo_ops
             done.fail(seq, op, e)
             continue
         if decision == "restore":
-            to_restore.append((seq, op))
+            to_restore.append((seq, op, kind))
         else:
             done.note(seq, op, decision)
     if to_restore:
-        record.many([batch_record("undoing", None, [seq for seq, _ in to_restore])])
-    for seq, op in to_restore:
+        record.many([batch_record("undoing", None, [seq for seq, _, _ in to_restore])])
+    for seq, op, kind in to_restore:
         try:
-            appliers.for_op(op).restore(root, op)
+            kind.restore(root, op)
         except BaseException as e:  # noqa: B902 -- see _undo_ops
             done.fail(seq, op, e)
             continue
-        done.note(seq, op, "restored")
+        done.note(seq, op, "restored", kind)
     record.many(done.journaled(), sync=False)
 
 
@@ -228,22 +235,11 @@ def revert(root, tx, force=False):
     pending = [(i["seq"], i["op"]) for i in tx.pending_undo()]
     # Not confirmed done, or an undo of ours that a crash cut short.
     interrupted = {s for s, _ in pending if s not in tx.done or s in tx.undoing}
-    # A restore that failed while the undo went on to older writes of the
-    # same target: those put an older state there, which restoring this
-    # newer "before" now would overwrite with a state in between.
-    # Only the generic kinds whose write replaces the whole target: a path is
-    # one thing there (a netdev or database op may share one with others).
-    undone_at = {}
-    for s in tx.undone:
-        op = (tx.ops.get(s) or {}).get("op")
-        if isinstance(op, dict) and op.get("kind") in WHOLE_TARGET and op.get("path"):
-            undone_at.setdefault((op["kind"], op["path"]), []).append(s)
-    superseded = {seq for seq, op in pending
-                  if any(s < seq for s in undone_at.get((op.get("kind"), op.get("path")), ()))}
-    for seq, op in pending:
-        after = tx.done_after.get(seq)
-        if after is not None:
-            op["after"] = after
+    superseded = _superseded(tx, pending)
+    for seq, after in tx.done_after.items():
+        op = tx.ops.get(seq)
+        if op is not None and seq not in tx.undone:
+            op["op"]["after"] = after
     journal = Journal(root, tx.txid).open()
     try:
         result = _undo(root, journal, pending, "revert", force=force, interrupted=interrupted,
@@ -253,6 +249,24 @@ def revert(root, tx, force=False):
         _index(root, tx, journal)
     _sweep_created_dirs(root, tx)
     return result
+
+
+def _superseded(tx, pending):
+    """The ``pending`` seqs whose restore would undo an older write's undo:
+    a restore that failed while the undo went on to older writes of the same
+    target, which put an older state there; restoring this newer "before"
+    now would overwrite it with a state in between. Only the generic kinds
+    whose write replaces the whole target: a path is one thing there (a
+    netdev or database op may share one with others)."""
+    oldest_undone = {}
+    for s in tx.undone:
+        op = (tx.ops.get(s) or {}).get("op")
+        if isinstance(op, dict) and op.get("kind") in WHOLE_TARGET and op.get("path"):
+            target = (op["kind"], op["path"])
+            oldest_undone[target] = min(s, oldest_undone.get(target, s))
+    if not oldest_undone:     # a first revert: nothing undone yet
+        return set()
+    return {seq for seq, op in pending if oldest_undone.get((op.get("kind"), op.get("path")), seq) < seq}
 
 
 def _index(root, tx, journal):
@@ -271,7 +285,8 @@ def _sweep_created_dirs(root, tx):
     dirs = set()
     for record in tx.ops.values():
         op = record.get("op") if isinstance(record, dict) else None
-        if isinstance(op, dict) and op.get("kind") == "file" and isinstance(op.get("created_dirs"), list):
+        if isinstance(op, dict) and "created_dirs" in op and op.get("kind") == "file" \
+                and isinstance(op["created_dirs"], list):
             dirs.update(d for d in op["created_dirs"] if isinstance(d, str))
     for d in sorted(dirs, key=lambda d: d.count("/"), reverse=True):
         try:
