@@ -124,26 +124,30 @@ class _GroupCommit:
         self.attempted = 0      # writes started (the failing one included)
         self.current = None     # (change, write) being captured or performed, for the error
         self.seq = 0            # the last intent's seq
-        self._batch = []        # ([change], write, kind, op) of the other kinds, in order
+        self._batch = []        # ((change,), write, kind, op) of the other kinds, in order
         self._targets = set()
         self._files = {}        # host path -> [Edits, [changes carried], (change, write) first]
         self._file_paths = set()    # those paths, as written and as resolved
 
     def add(self, change, write):
-        if write.kind == "file":
+        name, path = write.kind, write.path
+        if name == "file":
             self._add_file(change, write)
             return
-        as_file = _as_file(self.root, write)
-        if as_file is not None:
-            self._add_file(change, as_file, write)
-            return
-        alone = write.kind not in BATCHABLE
-        if alone or write.path in self._file_paths:
+        # A generic kind has no file form (_as_file), and is found without ChainMap's lookup in Python.
+        kind = appliers.GENERIC.get(name)
+        if kind is None:
+            as_file = _as_file(self.root, write)
+            if as_file is not None:
+                self._add_file(change, as_file, write)
+                return
+            kind = appliers.KINDS[name]
+        alone = name not in BATCHABLE
+        if alone or path in self._file_paths:
             self.flush()    # a command may read or change a pending file: the file first
-        elif _new_batch(write.kind, write.path, self._targets, len(self._batch)):
+        elif _new_batch(name, path, self._targets, len(self._batch)):
             self.flush(files=False)
         self.current = (change, write)
-        kind = appliers.KINDS[write.kind]
         try:
             op = kind.capture(self.root, write)
         except BaseException:  # noqa: B902 -- re-raised: the run rolls back
@@ -152,11 +156,12 @@ class _GroupCommit:
             self.flush()
             self.current = (change, write)
             raise
-        if op.get("unchanged"):
-            return
-        op.pop("unchanged", None)
-        self._batch.append(([change], write, kind, op))
-        self._targets.add(write.path)
+        if "unchanged" in op:
+            if op["unchanged"]:
+                return
+            del op["unchanged"]
+        self._batch.append(((change,), write, kind, op))
+        self._targets.add(path)
         if alone:
             self.flush()
 
@@ -193,24 +198,24 @@ class _GroupCommit:
             batch += self._merged_files()
         if not batch:
             return
-        intents = []
-        for changes, write, kind, op in batch:
-            self.seq += 1
-            intents.append((self.seq, changes, write, kind, op))
+        first = self.seq + 1
+        intents = [{"seq": seq, "change": changes[0].id, "op": op}
+                   for seq, (changes, _, _, op) in enumerate(batch, first)]
+        self.seq += len(batch)
         # One record, one checksum for the batch's intents (journal_records.py), fsynced before any write.
-        self.journal.append_many([intents_record([{"seq": seq, "change": changes[0].id, "op": op}
-                                                  for seq, changes, _, _, op in intents])])
-        self.announced += [(seq, op) for seq, _, _, _, op in intents]
+        self.journal.append_many([intents_record(intents)])
+        self.announced += [(seq, op) for seq, (_, _, _, op) in enumerate(batch, first)]
         made = []
+        root, on_write = self.root, self.on_write
         try:
-            for seq, changes, write, kind, op in intents:
+            for seq, (changes, write, kind, op) in enumerate(batch, first):
                 self.current = (changes[0], write)
                 self.attempted += 1
-                kind.perform(self.root, op)
+                kind.perform(root, op)
                 made.append((seq, op))
-                if self.on_write:
+                if on_write:
                     for change in changes:  # verify reads back every change a merged op carries
-                        self.on_write(change, op)
+                        on_write(change, op)
         except BaseException:  # noqa: B902 -- the caller rolls back; keep its error, not the journal's
             try:
                 self.journal.append_many(_done(made), sync=False)

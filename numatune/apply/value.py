@@ -87,13 +87,23 @@ def capture(root, write):
         if held:
             os.close(held[0])
         raise FileNotFoundError(2, "no such file", root.join(write.path))
-    op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
-    if raw is not None:
-        op["raw"] = base64.b64encode(raw).decode()
-    if held:
-        op = _Held(op)
+    if held is None:
+        op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
+    else:   # made as what it is: not a dict copied into one, for each of a giant host's 35,000
+        op = _Held(kind="value", path=write.path, format=write.format, before=before, after=write.value)
         op.fd = held[0]
+    if raw is not None and not _restores_as(raw, before):
+        op["raw"] = base64.b64encode(raw).decode()
     return op
+
+
+def _restores_as(raw, before):
+    """Whether restoring ``before`` writes ``raw`` again (``restore``: the
+    value and a newline, as ``_write`` makes them): then "raw" is not
+    journaled. Most sysfs values ("128\n") are their value and a newline; a
+    bracketed list, padding, a missing newline or other bytes keep their
+    "raw", exactly as read."""
+    return len(raw) == len(before) + 1 and before.isascii() and raw == (before + "\n").encode()
 
 
 # host path -> the descriptor its next _write writes through (a file held since its read), handed

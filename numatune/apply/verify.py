@@ -30,7 +30,8 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None, 
     writes can change (None: every family reads its facts whole)."""
     checked, seen = [], set()
     for change, op in reversed(written):
-        key = _target_key(op)
+        # A value op sets its file alone: its path is its key (a string: no other kind's key equals it).
+        key = op["path"] if op.get("kind") == "value" else _target_key(op)
         if key in seen:
             continue    # a later write to the same target is the one that must hold
         seen.add(key)
