@@ -30,9 +30,16 @@ def _env():
     return dict(os.environ, NO_COLOR="1", PYTHONPATH=str(REPO))
 
 
+def _as_at_a_terminal():
+    """A suite started in the background (`pytest &`) ignores SIGINT, and its children inherit that:
+    Python then installs no KeyboardInterrupt handler, and every Ctrl-C below would be lost. numatune
+    runs at a terminal, where SIGINT is never ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _driven(point, *args):
     proc = subprocess.run([sys.executable, str(DRIVER), point] + [str(a) for a in args], capture_output=True,
-                          text=True, env=_env(), cwd=str(REPO), timeout=300)
+                          text=True, env=_env(), cwd=str(REPO), timeout=300, preexec_fn=_as_at_a_terminal)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -82,7 +89,7 @@ def test_ctrl_c_from_outside_during_slow_writes_rolls_back(host):
     before = tree_digest(root_dir)
     proc = subprocess.Popen([sys.executable, str(DRIVER), "slow", "apply", "--yes", "-v", "--root", str(root_dir),
                              "--policy", str(policy_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=_env(), cwd=str(REPO))
+                            text=True, env=_env(), cwd=str(REPO), preexec_fn=_as_at_a_terminal)
     # Wait for the first write (-v prints each as it is made), then interrupt as a person at the terminal would.
     while "wrote" not in proc.stdout.readline():
         assert proc.poll() is None
@@ -100,7 +107,8 @@ class _Terminal:
     def __init__(self, *args):
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen([sys.executable, "-m", "numatune"] + [str(a) for a in args], stdin=slave,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=str(REPO))
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=str(REPO),
+                                     preexec_fn=_as_at_a_terminal)
         os.close(slave)
 
     def wait_for_prompt(self):
