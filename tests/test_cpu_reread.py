@@ -2,45 +2,28 @@
 each governor and cpuidle disable again, not every state's files and every
 process's descriptors; the same facts as a whole read after the writes, and
 a whole read where something else may have changed."""
-import shutil
-import sys
 
 import pytest
 
-from conftest import REPO, install_numatune
+import bench_host
 from numatune import engine
 from numatune.families.cpu import facts as cpupower
 from numatune.families.registry import load
-from numatune.policy.stack import load as load_policy
-from numatune.root import Root
-
-sys.path.insert(0, str(REPO / "bench"))
-import bench_policy  # noqa: E402
-from make_host import make_host  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def giant(tmp_path_factory):
-    work = tmp_path_factory.mktemp("cpureread")
-    root = work / "root"
-    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=2, paths=2, nics=1, queues=2, instances=1, procs=10)
-    install_numatune(root)
-    policy = work / "policy.toml"
-    bench_policy.build(str(policy))
-    return root, policy
+    return bench_host.build(tmp_path_factory, "cpureread",
+                            sockets=2, nodes=2, cpus=8, luns=2, paths=2, nics=1, queues=2, instances=1, procs=10)
 
 
 @pytest.fixture
 def host(giant, tmp_path):
-    root = tmp_path / "root"
-    shutil.copytree(giant[0], root, symlinks=True)
-    return root, giant[1]
+    return bench_host.copied(giant, tmp_path)
 
 
 def _applied(root_dir, policy_path):
-    root = Root(str(root_dir))
-    policy = load_policy([str(policy_path)], root)
-    plan, facts = engine.make_plan(root, policy, strict=False)
+    root, policy, plan, facts = bench_host.planned(root_dir, policy_path)
     assert any(c.family == "cpu" for c in plan.changes)
     txid, ops, _ = engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
     return root, policy, facts, ops

@@ -5,47 +5,29 @@ was written. The facts are those of a whole read after the writes; anything
 else a write could have changed reads them whole."""
 import collections
 import os
-import shutil
-import sys
 
 import pytest
 
-from conftest import REPO, install_numatune, write
+import bench_host
+from conftest import write
 from numatune import engine
 from numatune.apply import verify
 from numatune.families.registry import load
-from numatune.policy.stack import load as load_policy
-from numatune.root import Root
 from numatune.rootfs import confine
-
-sys.path.insert(0, str(REPO / "bench"))
-import bench_policy  # noqa: E402
-from make_host import make_host  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def giant(tmp_path_factory):
-    work = tmp_path_factory.mktemp("written")
-    root = work / "root"
-    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=6, paths=2, nics=1, queues=2, instances=1, procs=10)
-    install_numatune(root)
-    policy = work / "policy.toml"
-    bench_policy.build(str(policy))
-    return root, policy
+    return bench_host.build(tmp_path_factory, "written",
+                            sockets=2, nodes=2, cpus=8, luns=6, paths=2, nics=1, queues=2, instances=1, procs=10)
 
 
 @pytest.fixture
 def host(giant, tmp_path):
-    root = tmp_path / "root"
-    shutil.copytree(giant[0], root, symlinks=True)
-    return root, giant[1]
+    return bench_host.copied(giant, tmp_path)
 
 
-def _planned(root_dir, policy_path):
-    root = Root(str(root_dir))
-    policy = load_policy([str(policy_path)], root)
-    plan, facts = engine.make_plan(root, policy, strict=False)
-    return root, policy, plan, facts
+_planned = bench_host.planned
 
 
 def _opened_during_verify(monkeypatch):

@@ -5,47 +5,28 @@ read (numatune/apply/recent.py), and what verify says is what it said
 when each was read twice: a write that did not hold is still reported."""
 import collections
 import os
-import shutil
-import sys
 
 import pytest
 
-from conftest import REPO, install_numatune
+import bench_host
 from numatune import engine
 from numatune.apply import recent, value as values, verify
 from numatune.errors import ApplyError
-from numatune.policy.stack import load as load_policy
-from numatune.root import Root
 from numatune.rootfs import confine
-
-sys.path.insert(0, str(REPO / "bench"))
-import bench_policy  # noqa: E402
-from make_host import make_host  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def giant(tmp_path_factory):
-    work = tmp_path_factory.mktemp("once")
-    root = work / "root"
-    make_host(str(root), sockets=2, nodes=2, cpus=8, luns=4, paths=2, nics=2, queues=2, instances=1, procs=10)
-    install_numatune(root)
-    policy = work / "policy.toml"
-    bench_policy.build(str(policy))
-    return root, policy
+    return bench_host.build(tmp_path_factory, "once",
+                            sockets=2, nodes=2, cpus=8, luns=4, paths=2, nics=2, queues=2, instances=1, procs=10)
 
 
 @pytest.fixture
 def host(giant, tmp_path):
-    root = tmp_path / "root"
-    shutil.copytree(giant[0], root, symlinks=True)
-    return root, giant[1]
+    return bench_host.copied(giant, tmp_path)
 
 
-def _planned(root_dir, policy_path):
-    root = Root(str(root_dir))
-    policy = load_policy([str(policy_path)], root)
-    plan, facts = engine.make_plan(root, policy, strict=False)
-    return root, policy, plan, facts
+_planned = bench_host.planned
 
 
 def _count_opens(monkeypatch, during):

@@ -7,47 +7,29 @@ did not hold is still reported; and anything that may have changed more (a
 host tool run, a write elsewhere in a device's directory, a device come or
 gone) reads the facts whole."""
 import shutil
-import sys
 
 import pytest
 
-from conftest import REPO, install_numatune, write
+import bench_host
 from numatune import engine
 from numatune.apply import value as values
 from numatune.errors import ApplyError
 from numatune.families.registry import load
 from numatune.families.storage import facts as facts_block
-from numatune.policy.stack import load as load_policy
-from numatune.root import Root
-
-sys.path.insert(0, str(REPO / "bench"))
-import bench_policy  # noqa: E402
-from make_host import make_host  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def giant(tmp_path_factory):
-    work = tmp_path_factory.mktemp("reread")
-    root = work / "root"
-    make_host(str(root), sockets=4, nodes=4, cpus=32, luns=8, paths=4, nics=2, queues=2, instances=1, procs=20)
-    install_numatune(root)
-    policy = work / "policy.toml"
-    bench_policy.build(str(policy))
-    return root, policy
+    return bench_host.build(tmp_path_factory, "reread",
+                            sockets=4, nodes=4, cpus=32, luns=8, paths=4, nics=2, queues=2, instances=1, procs=20)
 
 
 @pytest.fixture
 def host(giant, tmp_path):
-    root = tmp_path / "root"
-    shutil.copytree(giant[0], root, symlinks=True)
-    return root, giant[1]
+    return bench_host.copied(giant, tmp_path)
 
 
-def _planned(root_dir, policy_path):
-    root = Root(str(root_dir))
-    policy = load_policy([str(policy_path)], root)
-    plan, facts = engine.make_plan(root, policy, strict=False)
-    return root, policy, plan, facts
+_planned = bench_host.planned
 
 
 def _said(findings, compliant):
