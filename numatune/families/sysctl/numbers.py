@@ -8,7 +8,8 @@ keys hold integers; one whose value is integers now is taken to, but for the
 UTS names, strings that may happen to be digits."""
 import re
 
-_INTEGERS = re.compile(r"^-?\d+(?:\s+-?\d+)*$")
+from numatune.families.sysctl.minimum import fields
+
 _INTEGER = re.compile(r"^[-+]?(?:0[xX][0-9a-fA-F]+|\d+)$")
 # Strings the kernel keeps whatever they hold (a host named 1001 is still a host name).
 STRINGS = frozenset(("kernel.hostname", "kernel.domainname"))
@@ -17,7 +18,7 @@ STRINGS = frozenset(("kernel.hostname", "kernel.domainname"))
 def refused(key, live, desired):
     """The first word of ``desired`` the kernel would refuse for ``key``, whose value is ``live``
     ("" for an empty value); None when it would take them all or ``key`` does not hold integers."""
-    if key in STRINGS or live is None or not _INTEGERS.match(live.strip()):
+    if key in STRINGS or fields(live) is None:
         return None
     words = str(desired).split()
     if not words:
