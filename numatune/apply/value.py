@@ -16,7 +16,7 @@ class _Held(dict):
     dict it journals; the descriptor is not part of it. The write is made
     only after the intent is journaled, as for every op: holding the file
     open changes when it is opened, not when it is written."""
-    __slots__ = ("fd",)
+    __slots__ = ("fd", "size")
 
     def take(self):
         fd, self.fd = self.fd, None
@@ -91,7 +91,7 @@ def capture(root, write):
         op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
     else:   # made as what it is: not a dict copied into one, for each of a giant host's 35,000
         op = _Held(kind="value", path=write.path, format=write.format, before=before, after=write.value)
-        op.fd = held[0]
+        op.fd, op.size = held[0], held[1].st_size
     if raw is not None and not _restores_as(raw, before):
         op["raw"] = base64.b64encode(raw).decode()
     return op
@@ -106,8 +106,9 @@ def _restores_as(raw, before):
     return len(raw) == len(before) + 1 and before.isascii() and raw == (before + "\n").encode()
 
 
-# host path -> the descriptor its next _write writes through (a file held since its read), handed
-# over this way so that _write keeps its arguments (tests wrap it to make a write fail or land short).
+# host path -> (the descriptor its next _write writes through: a file held since its read, the
+# file's size then or None), handed over this way so that _write keeps its arguments (tests wrap
+# it to make a write fail or land short).
 _HANDED = {}
 
 
@@ -116,41 +117,52 @@ def _write(root, path, value):
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd = _HANDED.pop(path, None)
+    fd, size = _HANDED.pop(path, (None, None))
     try:
         if fd is None:
             fd = root_write.open_value(root, path)
-            at = None
-        else:
+            written = os.write(fd, data)
+        elif size is None:
             os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
-            at = 0                  # the read before left the offset at the old end
-        # One write: sysfs takes a value in one call. A copied tree killed
-        # here holds an empty file; the journal's "intent"/"undoing" tells
-        # the next revert it was ours and to finish it.
-        written = os.write(fd, data) if at is None else os.pwrite(fd, data, at)
+            # The read before left the offset at the old end. A copied tree
+            # killed here holds an empty file; the journal's "intent"/"undoing"
+            # tells the next revert it was ours and to finish it.
+            written = os.pwrite(fd, data, 0)
+        else:
+            # Over the old bytes, then the old tail cut where the value is
+            # shorter: emptying a tmpfs file first freed its page for the
+            # write to take a new one (4 us a write, 35,000 on a giant host).
+            # Killed between the two, the file holds neither value; the
+            # intent without its "done" tells the next revert to finish it.
+            written = os.pwrite(fd, data, 0)
+            if size > written:
+                os.ftruncate(fd, written)
     finally:
         if fd is not None:
             os.close(fd)
     return data if written == len(data) else None
 
 
-def _through(fd, path, write, *args):
+def _through(fd, path, write, *args, size=None):
     """``write(*args)``, the _write it makes to ``path`` through ``fd`` (None:
-    opened by name); ``fd`` closed if that write did not take it."""
+    opened by name; ``size``: the file's when it was read, None when not
+    known); ``fd`` closed if that write did not take it."""
     if fd is None:
         return write(*args)
-    _HANDED[path] = fd
+    _HANDED[path] = (fd, size)
     try:
         return write(*args)
     finally:
         left = _HANDED.pop(path, None)
         if left is not None:
-            os.close(left)
+            os.close(left[0])
 
 
 def perform(root, op):
-    fd = op.take() if isinstance(op, _Held) else None
-    data = _through(fd, op["path"], _write, root, op["path"], op["after"])
+    if isinstance(op, _Held):
+        data = _through(op.take(), op["path"], _write, root, op["path"], op["after"], size=op.size)
+    else:
+        data = _write(root, op["path"], op["after"])
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what
