@@ -53,3 +53,21 @@ def test_a_host_tool_a_write_elsewhere_or_other_cpus_read_it_whole(host):
         cpufreq=dict(facts["cpu"]["cpufreq"], policies=[
             p for p in facts["cpu"]["cpufreq"]["policies"] if 3 not in p["cpus"]]))
     assert cpu.reread(root, policy.data, fewer, ops) is None
+
+
+def test_the_tuned_family_after_it_takes_the_c_states_read_again(host, monkeypatch):
+    # The tuned family reads the C-states too (max_cstate); verify read every state's three files for it
+    # once more after the cpu facts had just been read again. Now it takes those, as a plan takes the cpu
+    # family's whole read.
+    from numatune.facts import once
+    root, policy, facts, ops = _applied(*host)
+    assert policy.data["cpu"].get("max_cstate")
+    tuned = load("tuned")
+    whole = tuned.read(root, policy.data)
+    once.forget(root)
+    load("cpu").reread(root, policy.data, facts["cpu"], ops)
+
+    def whole_read(*args):
+        raise AssertionError("every C-state's files read again")
+    monkeypatch.setattr(cpupower, "_read_cpuidle", whole_read)
+    assert tuned.read(root, policy.data) == whole

@@ -11,6 +11,7 @@ and the rest is the plan's. A host tool run (tuned-adm), a write elsewhere
 under the CPUs' directory, or online CPUs that are not the plan's read the
 facts whole.
 """
+from numatune.facts.once import read_once
 from numatune.facts.topology import read_cpus
 from numatune.families.cpu.facts import CPU_DIR
 
@@ -24,12 +25,17 @@ def reread(root, data, planned, ops):
         return None
     cpufreq, cpuidle = planned["cpufreq"], planned["cpuidle"]
     planned_cpus = {c for p in cpufreq["policies"] for c in p["cpus"]} | {int(c) for c in cpuidle["cpus"]}
-    if not planned_cpus or planned_cpus != set(read_cpus(root)[1]):
+    online = read_cpus(root)[1]
+    if not planned_cpus or planned_cpus != set(online):
         return None
     policies = [dict(p, governor=root.read_value(p["path"] + "/scaling_governor")) for p in cpufreq["policies"]]
     cpus = {cpu: [dict(s, disabled=root.read_value(s["path"]) == "1") for s in states]
             for cpu, states in cpuidle["cpus"].items()}
-    return dict(planned, cpufreq=dict(cpufreq, policies=policies), cpuidle=dict(cpuidle, cpus=cpus))
+    again = dict(cpuidle, cpus=cpus)
+    # The C-states as read_cpuidle gives them this run (kept by read_once, a copy handed here): the tuned
+    # family, read next, asks for them too (its max_cstate), and read every state's three files again.
+    cpuidle = read_once(root, ("cpuidle", tuple(online)), lambda: again)
+    return dict(planned, cpufreq=dict(cpufreq, policies=policies), cpuidle=cpuidle)
 
 
 def _keeps_the_rest(op, under=CPU_DIR + "/"):
