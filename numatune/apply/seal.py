@@ -35,7 +35,8 @@ def _encoder():
 _ENCODE = _encoder()
 _STRING = json.encoder.encode_basestring_ascii     # how _ENCODE writes a string (ensure_ascii)
 # A value write's intent as _ENCODE writes it (keys sorted; "raw", when there, after "path").
-_VALUE_INTENT = '{"change": %s, "op": {"after": %s, "before": %s, "format": %s, "kind": "value", "path": %s%s}, "seq": %d}'
+_VALUE_INTENT = ('{"change": %s, "op": {"after": %s, "before": %s, "format": %s, "kind": "value", "path": %s%s}, '
+                 '"seq": %d}')
 
 
 def _intent_text(item):
