@@ -72,12 +72,16 @@ def verify_writes(root, policy, planned, written, gather, only=None, skip=None, 
 
 
 def _rereads(data, families, planned, written):
-    """gather's ``reread``: each family with one, from its facts as planned."""
+    """gather's ``reread``: each family with one, from its facts as planned (and the topology)."""
     if not planned:
         return None
     ops = [op for _, op in written]
-    return {f.name: (lambda r, f=f: f.reread(r, data, planned[f.name], ops))
-            for f in families if f.reread is not None and planned.get(f.name) is not None}
+    again = {f.name: (lambda r, f=f: f.reread(r, data, planned[f.name], ops))
+             for f in families if f.reread is not None and planned.get(f.name) is not None}
+    # The topology every gather reads: its CPUs' ids as planned where no write can have changed them.
+    from numatune.families.cpu.reread import reread_topology
+    again["topology"] = lambda r: reread_topology(r, planned.get("topology"), ops)
+    return again
 
 
 def _still(failed, now):
