@@ -87,18 +87,20 @@ def line(record):
             return (json.dumps(sealed(record), sort_keys=True) + "\n").encode()
     if "sum" in record:
         record = {k: v for k, v in record.items() if k != "sum"}
-    body = _body(record)
-    item = '"sum": "%s"' % hashlib.sha256(body.encode()).hexdigest()[:16]
+    # Encoded once, as bytes: a giant host's begin record is 8.6 MB, copied by each "+" of its text.
+    body = _body(record).encode()
+    item = b'"sum": "%s"' % hashlib.sha256(body).hexdigest()[:16].encode()
     # The items after "sum" in key order ("t" in most records) end the body:
     # encoded alone, they say where the checksum goes.
     after = [k for k in record if k > "sum"]
     if not after:
-        return (body[:-1] + (", " if len(body) > 2 else "") + item + "}\n").encode()
+        return b"".join((body[:-1], b", " if len(body) > 2 else b"", item, b"}\n"))
     if after == ["t"] and type(record["t"]) is str:
         tail = '"t": %s}' % _STRING(record["t"])    # most records: their type alone, without an encoder run
     else:
         tail = _ENCODE({k: record[k] for k in after})[1:]
-    return (body[:-len(tail)] + item + ", " + tail + "\n").encode()
+    tail = tail.encode()
+    return b"".join((memoryview(body)[:-len(tail)], item, b", ", tail, b"\n"))
 
 
 def intact(raw, record):
