@@ -5,13 +5,14 @@
 
 DIR is a writable copy of a host made by make_host.py (``cp -a``; it is
 applied and reverted in place, and left as it was). Before each timed revert
-the host is applied by BEFORE's code (untimed, the journal emptied first), so
-both checkouts revert the same journal of the same code; the order of the two
-alternates from round to round. After each revert every file a write of the
-journal named must hold the bytes it holds in ``--pristine`` (the host DIR
-was copied from, e.g. /dev/shm/b/host): revert must be exact. Prints each
-round and the medians of CPU and wall seconds, and AFTER/BEFORE in CPU time.
-Needs no second copy of the host (a giant host is 500,000 inodes of tmpfs).
+the host is applied (untimed, the journal emptied first) by one checkout,
+AFTER unless ``--apply-with before``: both then revert a journal of the same
+code (BEFORE's ignores an index field it does not know). The order of the
+two alternates from round to round. After each revert every file a write of
+the journal named must hold the bytes it holds in ``--pristine`` (the host
+DIR was copied from, e.g. /dev/shm/b/host): revert must be exact. Prints
+each round and the medians of CPU and wall seconds, and AFTER/BEFORE in CPU
+time. Needs no second copy of the host (a giant host is 500,000 inodes of tmpfs).
 """
 import argparse
 import glob
@@ -65,6 +66,7 @@ def main(argv=None):
     parser.add_argument("--policy", required=True)
     parser.add_argument("--pristine", metavar="DIR")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--apply-with", choices=("before", "after"), default="after")
     args = parser.parse_args(argv)
     trees = [os.path.abspath(t) for t in args.trees]
     names = [os.path.basename(t.rstrip("/")) or t for t in trees]
@@ -76,7 +78,7 @@ def main(argv=None):
             shutil.rmtree(os.path.join(state, "journal"), ignore_errors=True)
             if os.path.exists(os.path.join(state, "journal-index.json")):
                 os.remove(os.path.join(state, "journal-index.json"))
-            _run_in(trees[0], _argv("apply", "--root", host, "--policy", args.policy, "--yes",
+            _run_in(trees[args.apply_with == "after"], _argv("apply", "--root", host, "--policy", args.policy, "--yes",
                                     "--confirm-within", "0"), (0, 1))
             paths = _op_paths(state) if args.pristine else ()
             times[tree].append(_run_in(tree, _argv("revert", "--last", "--root", host)))

@@ -23,7 +23,7 @@ def pick_transaction(root, txid=None, last=False):
     # The journal index names it (#38); what is restored comes from its journal, read in full.
     from numatune.apply.journal_index import summaries
     candidates = [t for t in summaries(root) if t.state not in FINAL_STATES]
-    tx = load(root, candidates[-1].txid) if candidates else None
+    tx = load(root, candidates[-1].txid, candidates[-1].changes) if candidates else None
     if tx is not None and tx.state in FINAL_STATES:
         candidates = [t for t in list_transactions(root) if t.state not in FINAL_STATES]  # the index was wrong
         tx = candidates[-1] if candidates else None
