@@ -197,3 +197,20 @@ def test_the_index_entry_counts_the_changes(cli, host):
     [summary] = journal_index.summaries(Root(str(root)))
     whole = journal.Transaction("x", *parse_journal(_journal(root).read_bytes(), "j"))
     assert summary.changes == whole.change_count
+
+
+_TEXT = st.text(st.sampled_from("ab1 \t\n\x1b\x7f\x9f\udc80\ufffe\u00e9"), max_size=6)
+
+
+@given(st.lists(_TEXT, min_size=1, max_size=5))
+def test_the_restored_lines_are_printed_as_each_cleaned_and_indented(lines):
+    from numatune.apply.journal_commands import _indented
+    from numatune.report.grouped import clean
+    assert _indented(lines) == "\n".join("  %s" % clean(line) for line in lines)
+
+
+@given(st.one_of(st.none(), _TEXT), st.one_of(st.none(), _TEXT, st.integers()))
+def test_a_value_undo_is_said_as_its_values_shown(before, after):
+    from numatune.report.grouped import value as shown
+    op = {"path": "/proc/sys/vm/x\x1b", "before": before, "after": after}
+    assert value.describe_undo(op) == "%s: %s -> %s restored" % (op["path"], shown(after), shown(before))

@@ -5,7 +5,7 @@ import stat
 
 from numatune.apply import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
-from numatune.report.grouped import ARROW, value as shown
+from numatune.report.grouped import ARROW, is_clean, value as shown
 from numatune.rootfs.readfile import read_fd, text as _text
 
 
@@ -228,5 +228,9 @@ def describe(op):
 
 
 def describe_undo(op):
-    # What ops.describe_undo says of any kind, without a copy of each op (a giant host's revert restores 35,000).
-    return "%s: %s %s %s restored" % (op["path"], shown(op["after"]), ARROW, shown(op["before"]))
+    # What ops.describe_undo says of any kind, without a copy of each op (a giant host's revert restores 35,000):
+    # two plain texts are shown as they are, tested as one.
+    after, before = op["after"], op["before"]
+    if type(after) is str and type(before) is str and after and before and is_clean(after + before):
+        return "%s: %s %s %s restored" % (op["path"], after, ARROW, before)
+    return "%s: %s %s %s restored" % (op["path"], shown(after), ARROW, shown(before))
