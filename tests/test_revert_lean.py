@@ -31,7 +31,8 @@ def _journal(root):
     return path
 
 
-def test_revert_last_decodes_no_begin_record_and_says_the_same(cli, host, tmp_path, monkeypatch):
+@pytest.mark.parametrize("which", ["--last", "txid"])
+def test_revert_decodes_no_begin_record_and_says_the_same(cli, host, tmp_path, monkeypatch, which):
     root, policy = host
     before = tree_digest(root)
     assert cli("apply", "--root", root, "--policy", policy, "--yes")[0] == 0
@@ -44,7 +45,7 @@ def test_revert_last_decodes_no_begin_record_and_says_the_same(cli, host, tmp_pa
         decoded.append(self["txid"])
         return real(self)
     monkeypatch.setattr(BeginStub, "whole", counted)
-    status, out, err = cli("revert", "--last", "--root", root)
+    status, out, err = cli("revert", "--last" if which == "--last" else _journal(root).stem, "--root", root)
     assert status == 0, out + err
     assert decoded == []
     assert tree_digest(root) == before
@@ -189,6 +190,16 @@ def test_undo_batches_are_the_batches_apply_journals(kinds_paths):
 def test_many_distinct_targets_fill_batches_of_batch(tmp_path):
     ops = [(i, {"kind": "value", "path": "/p%d" % i}) for i in range(2 * BATCH + 3)]
     assert [len(b) for b in revert_mod._undo_batches(ops)] == [BATCH, BATCH, 3]
+
+
+def test_an_index_entry_of_another_journal_stat_gives_no_count(cli, host):
+    root, policy = host
+    assert cli("apply", "--root", root, "--policy", policy, "--yes")[0] == 0
+    path = _journal(root)
+    assert journal_index.changes_of(Root(str(root)), path.stem) > 1
+    path.write_bytes(path.read_bytes())     # the same bytes, another mtime: the entry is stale
+    assert journal_index.changes_of(Root(str(root)), path.stem) is None
+    assert journal_index.changes_of(Root(str(root)), "../x") is None
 
 
 def test_the_index_entry_counts_the_changes(cli, host):

@@ -4,6 +4,8 @@ lock, the list, and one line for each write it journaled.
 
 Reached through numatune.engine, which loads this module only when one of
 these is asked for: plan and check never read the journal's code."""
+import re
+
 from numatune.errors import NumatuneError, RefusedError, UsageError
 from numatune.rootfs.given import require_write_access
 
@@ -17,7 +19,8 @@ def pick_transaction(root, txid=None, last=False):
     if txid and last:
         raise UsageError("give a TXID or --last, not both")
     if txid:
-        return load(root, txid)
+        from numatune.apply.journal_index import changes_of
+        return load(root, txid, changes_of(root, txid) if re.match(r"^[0-9T-]+$", txid) else None)
     if not last:
         raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
     # The journal index names it (#38); what is restored comes from its journal, read in full.

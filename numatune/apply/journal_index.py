@@ -109,6 +109,16 @@ def summaries(root):
     return [Summary(txid, fresh[txid]) for txid in txids if txid in fresh]
 
 
+def changes_of(root, txid):
+    """How many changes the begin record of ``txid`` lists, from its entry
+    when that matches the journal (else None: nothing read or rewritten)."""
+    entry = _read(root).get(txid)
+    changes = entry.get("changes") if entry is not None else None
+    if type(changes) is not int or changes < 0 or entry["stat"] != _stat(root, txid):
+        return None
+    return changes
+
+
 def record(root, tx, journal):
     """The entry of ``tx`` after this run wrote ``journal`` (its records
     folded into ``tx``): the state the run knows, with the journal's stat
