@@ -26,6 +26,13 @@ def clean(text):
     return _CONTROL.sub(_escape, text)
 
 
+def is_clean(text):
+    """Whether ``clean`` leaves the string ``text`` as it is: one search over
+    many texts joined, where a giant host's revert would clean 35,000 lines
+    (and two values in each) one by one."""
+    return not _CONTROL.search(text)
+
+
 def _escape(match):
     code = ord(match.group())
     if 0xDC80 <= code <= 0xDCFF:
