@@ -1,4 +1,5 @@
 """Text output: the fast path for short lines must print exactly what textwrap would."""
+import re
 import textwrap
 
 import pytest
@@ -115,5 +116,5 @@ def test_clean_escapes_as_its_expression_does(text):
     """grouped.clean: printable ASCII is taken as clean without the search (#38); every other text is
     escaped exactly as the expression alone escapes it."""
     from numatune.report import grouped
-    want = grouped._CONTROL.sub(grouped._escape, text)
+    want = re.sub(grouped._CONTROL, grouped._escape, text)
     assert grouped.clean(text) == want
