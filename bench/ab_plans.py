@@ -3,7 +3,7 @@
 
     python bench/ab_plans.py BEFORE_DIR [--reps 5] [--workdir DIR] [--keep]
 
-Builds the bench host and the two other shapes of bench/run.py ("dm", "nics"),
+Builds the bench host and the other shapes of bench/run.py ("dm", "nics", "nics64"),
 traces each checkout's plan once for its own floor (bench/floor.py: the
 files that plan read, listed and readlink'ed, and nothing else), then times
 plan and floor of BEFORE_DIR and of this checkout round by round, so that

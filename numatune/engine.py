@@ -9,7 +9,6 @@ from numatune.errors import DriftError, HostError, NumatuneError, RefusedError, 
 from numatune.facts import kernel, once, procs, topology
 from numatune.families.registry import FAMILIES, for_host, selectors
 from numatune.model import Plan, after_apply, refusals
-from numatune.policy import stack as policy_mod
 from numatune.resolve import resolve
 from numatune.rootfs.given import require_write_access
 from numatune.rootfs.readfile import read_path
@@ -27,6 +26,8 @@ def check_areas(names):
 
 
 def load_policy(refs, root):
+    # The policy code here, not at import: revert, history and confirm read no policy (tomllib, typing).
+    from numatune.policy import stack as policy_mod
     return policy_mod.load(refs, root)
 
 
@@ -338,7 +339,8 @@ def policy_line(policy, rule):
         number = next((lines[k] for k in keys if k in lines), None)
         if number:
             # Shipped policies by name: their install path says nothing.
-            shown = os.path.basename(path) if os.path.dirname(path) == policy_mod.shipped_dir() else path
+            from numatune.policy.stack import shipped_dir
+            shown = os.path.basename(path) if os.path.dirname(path) == shipped_dir() else path
             return "%s:%d: %s" % (shown, number, text.splitlines()[number - 1].strip())
     return None
 

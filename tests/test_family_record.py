@@ -41,6 +41,16 @@ def test_a_record_that_is_not_filled_is_named(broken, said):
     assert any(said in p for p in problems(list(FAMILIES) + [bad]))
 
 
+def test_a_write_kind_without_its_verbs_is_refused_on_use_even_under_optimisation():
+    # Checked by an assert it vanished under `python -O`: the apply would have called a missing restore().
+    import subprocess, sys
+    code = ("from numatune.family import WriteKinds\n"
+            "try:\n    WriteKinds({'half': 'numatune.errors'})['half']\n"
+            "except RuntimeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("write kind half has no capture()")
+
+
 def test_a_family_must_be_the_record_not_a_lookalike():
     class Lookalike:
         name, areas = "toy", ("kernel",)

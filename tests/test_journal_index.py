@@ -24,9 +24,9 @@ def parses(monkeypatch):
     seen = []
     real = journal.parse_journal
 
-    def counting(data, name):
+    def counting(data, name, *args):
         seen.append(name)
-        return real(data, name)
+        return real(data, name, *args)
     monkeypatch.setattr(journal, "parse_journal", counting)
     return seen
 

@@ -117,8 +117,18 @@ def test_real_hugepages_pool_set_and_revert(tmp_path, real_state):
     original = NODE0_POOL.read_text()
     wanted = int(original) + 2
     policy = write(tmp_path, "p.toml", '[hugepages]\nsize = "2M"\ncount = %d\n' % wanted)
+    # Two free 2 MB blocks are not always there on a loaded machine (tmpfs hosts, QEMU): compact first.
+    Path("/proc/sys/vm/compact_memory").write_text("1\n")
     try:
         status, out, err = run_cli("apply", "--yes", "--live-only", "--policy", policy)
+        if status == 1 and "memory" in out and "fragmented" in out:
+            # The kernel gave fewer pages: apply must say so, exit 1, and revert must still be exact.
+            assert int(NODE0_POOL.read_text()) < wanted
+            status, out, err = run_cli("revert", "--last")
+            assert status == 0, out + err
+            assert NODE0_POOL.read_text() == original
+            pytest.skip("the kernel could not allocate 2 more 2 MB pages (fragmented memory); the shortfall was "
+                        "said and reverted")
         assert status == 0, out + err
         assert int(NODE0_POOL.read_text()) == wanted
         meminfo = Path("/proc/meminfo").read_text()

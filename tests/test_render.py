@@ -1,4 +1,5 @@
 """Text output: the fast path for short lines must print exactly what textwrap would."""
+import re
 import textwrap
 
 import pytest
@@ -106,3 +107,14 @@ def test_to_json_gives_the_fields_in_order_and_nothing_else():
         assert list(data) == names and "extra" not in data
         data[names[0]] = "changed"
         assert getattr(item, names[0]) != "changed"
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from("ab ~\x00\x07\t\n\r\x1b\x7f\x85\x9f\xa0\u00e9\udc80\ud800\ufffe\uffff"),
+               max_size=30))
+def test_clean_escapes_as_its_expression_does(text):
+    """grouped.clean: printable ASCII is taken as clean without the search (#38); every other text is
+    escaped exactly as the expression alone escapes it."""
+    from numatune.report import grouped
+    want = re.sub(grouped._CONTROL, grouped._escape, text)
+    assert grouped.clean(text) == want

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import write
-from numatune.families.sysctl.numbers import refused
+from numatune.families.sysctl.numbers import refusal_text, refused
 
 
 @pytest.mark.parametrize("key,live,desired,word", [
@@ -25,6 +25,15 @@ def test_refused(key, live, desired, word):
     assert refused(key, live, desired) == word
 
 
+@pytest.mark.parametrize("word,desired,text", [
+    ("abc", "abc", "'abc'"),                        # the whole value: said once, not "'abc' in 'abc'"
+    ("seven", "3 4 1 seven", "'seven' in '3 4 1 seven'"),
+    ("", "", "an empty value"),
+])
+def test_refusal_text(word, desired, text):
+    assert refusal_text(word, desired) == text
+
+
 def test_a_word_the_kernel_refuses_is_critical_and_nothing_is_written(tmp_path, cli):
     root = tmp_path / "root"
     write(root, "/proc/sys/vm/swappiness", "60\n")
@@ -37,7 +46,7 @@ def test_a_word_the_kernel_refuses_is_critical_and_nothing_is_written(tmp_path, 
     assert not [c for c in plan["changes"] if c["target"] == "vm.swappiness"]
     finding = next(f for f in plan["findings"] if f["id"] == "sysctl.not-integer:vm.swappiness")
     assert finding["severity"] == "critical"
-    assert finding["message"] == "vm.swappiness holds integers (now 60): the kernel would refuse 'abc' in 'abc': not set"
+    assert finding["message"] == "vm.swappiness holds integers (now 60): the kernel would refuse 'abc': not set"
     status, out, err = cli("apply", "--yes", "--root", root, "--policy", policy, "--confirm-within", "0")
     assert status != 0 and "Traceback" not in err
     assert (root / "proc/sys/vm/swappiness").read_text() == "60\n"

@@ -4,6 +4,8 @@ lock, the list, and one line for each write it journaled.
 
 Reached through numatune.engine, which loads this module only when one of
 these is asked for: plan and check never read the journal's code."""
+import re
+
 from numatune.errors import NumatuneError, RefusedError, UsageError
 from numatune.rootfs.given import require_write_access
 
@@ -17,13 +19,14 @@ def pick_transaction(root, txid=None, last=False):
     if txid and last:
         raise UsageError("give a TXID or --last, not both")
     if txid:
-        return load(root, txid)
+        from numatune.apply.journal_index import changes_of
+        return load(root, txid, changes_of(root, txid) if re.match(r"^[0-9T-]+$", txid) else None)
     if not last:
         raise UsageError("which transaction?", "give a TXID from `numatune history`, or --last")
     # The journal index names it (#38); what is restored comes from its journal, read in full.
     from numatune.apply.journal_index import summaries
     candidates = [t for t in summaries(root) if t.state not in FINAL_STATES]
-    tx = load(root, candidates[-1].txid) if candidates else None
+    tx = load(root, candidates[-1].txid, candidates[-1].changes) if candidates else None
     if tx is not None and tx.state in FINAL_STATES:
         candidates = [t for t in list_transactions(root) if t.state not in FINAL_STATES]  # the index was wrong
         tx = candidates[-1] if candidates else None

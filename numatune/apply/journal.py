@@ -29,8 +29,8 @@ import errno
 import os
 import re
 
-from numatune.apply.journal_records import (REQUIRED, blocking, expand, parse_journal,  # noqa: F401 -- re-exported
-                                            seqs_of)
+from numatune.apply.journal_records import (REQUIRED, BeginStub, blocking, expand,  # noqa: F401 -- re-exported
+                                            parse_journal, seqs_of)
 from numatune.apply.seal import _sum, line, sealed  # noqa: F401 -- _sum, sealed: re-exported
 from numatune.apply.state_dir import fsync_dir, open_state_file
 from numatune.errors import RefusedError, UsageError
@@ -186,7 +186,7 @@ class Journal:
                 pass
 
 
-def _read(root, txid):
+def _read(root, txid, stub_begin=False):
     if not re.match(r"^[0-9T-]+$", txid or ""):
         raise UsageError("%r is not a transaction id" % txid, "see `numatune history`")
     path = root.join("%s/%s.jsonl" % (JOURNAL_DIR, txid))
@@ -198,17 +198,19 @@ def _read(root, txid):
                          "see `numatune history`")
     except PermissionError:
         raise RefusedError("cannot read the journal %s: permission denied" % path, "run as root")
-    return parse_journal(data, root.rel(path))
+    return parse_journal(data, root.rel(path), stub_begin)
 
 
 def read_records(root, txid):
     return _read(root, txid)[0]
 
 
-def load(root, txid):
-    """The Transaction a journal records, with its unreadable lines."""
-    records, problems = _read(root, txid)
-    return Transaction(txid, records, problems)
+def load(root, txid, changes=None):
+    """The Transaction a journal records, with its unreadable lines.
+    ``changes``: how many changes its begin record lists, when the caller
+    knows (the journal index): the record is then decoded only if asked for."""
+    records, problems = _read(root, txid, stub_begin=changes is not None)
+    return Transaction(txid, records, problems, changes)
 
 
 def shared_whys(changes):
@@ -246,13 +248,14 @@ def with_whys(changes, whys):
 class Transaction:
     """What a journal says happened."""
 
-    def __init__(self, txid, records, problems=()):
+    def __init__(self, txid, records, problems=(), changes=None):
         self.txid = txid
         self.records = records
         self.problems = list(problems)
         self.undoing = set()
         begin = records[0] if records and records[0].get("t") == "begin" else {}
-        self.begin = begin
+        self._begin = begin     # a BeginStub until its whole record is asked for
+        self._changes = changes
         self.ops = {}
         self.done = set()
         self.done_after = {}
@@ -308,12 +311,18 @@ class Transaction:
             self.undo_open = False
 
     @property
+    def begin(self):
+        if type(self._begin) is BeginStub:
+            self._begin = self._begin.whole()
+        return self._begin
+
+    @property
     def damaged(self):
         """No begin record and no intent: an empty journal (or one whose every
         record was lost). What it changed cannot be known: a run killed before
         its first record changed nothing, a journal truncated after its commit
         leaves the host applied, and nothing tells the two apart."""
-        return not self.begin and not self.ops
+        return not self._begin and not self.ops
 
     @property
     def state(self):
@@ -336,12 +345,15 @@ class Transaction:
 
     @property
     def time(self):
-        return str(self.begin.get("time", ""))
+        return str(self._begin.get("time", ""))
 
     @property
     def change_count(self):
         """len(self.changes), without putting each change's why back in place
-        (revert's summary line of a giant host's 33,000 changes)."""
+        (revert's summary line of a giant host's 33,000 changes); the count
+        the caller gave while the begin record is not decoded."""
+        if type(self._begin) is BeginStub and self._changes is not None:
+            return self._changes
         changes = self.begin.get("changes")
         return sum(1 for c in changes if isinstance(c, dict)) if isinstance(changes, list) else 0
 

@@ -6,7 +6,7 @@ import sys
 from numatune import engine
 from numatune.errors import UsageError
 from numatune.report.console import change_counts, clean, history_text, revert_summary
-from numatune.report.grouped import ARROW, value
+from numatune.report.grouped import ARROW, is_clean, value
 from numatune.report import jsonout
 from numatune.report.hints import command, context_of
 from numatune.rootfs.given import root_given
@@ -33,7 +33,7 @@ def cmd_revert(args):
     else:
         if restored:
             # One write for a giant host's 35,000 lines, not a print each.
-            print("\n".join(["  %s" % clean(line) for line in restored]))
+            print(_indented(restored))
         for line in skipped:
             print("  LEFT ALONE %s: changed since by someone else" % clean(line))
         for line in failed:
@@ -49,6 +49,15 @@ def cmd_revert(args):
     sys.stdout.flush()
     failure = getattr(sys.stdout, "failure", None)
     return REPORT_LOST if failure is not None and not isinstance(failure, BrokenPipeError) else 0
+
+
+def _indented(lines):
+    """``lines`` cleaned, each indented, as one text: one search over them all
+    when none holds what ``clean`` escapes (a newline of its own included)."""
+    text = "\n".join(lines)
+    if text.count("\n") == len(lines) - 1 and is_clean(text.replace("\n", " ")):
+        return "  " + text.replace("\n", "\n  ")
+    return "\n".join(["  %s" % clean(line) for line in lines])
 
 
 REPORT_LOST = 4     # revert: the host is restored, the output saying so could not be written

@@ -13,7 +13,8 @@ from the journals again, and the index rewritten. So a crash at any point
 never believed when wrong. It only says which transaction a command is
 about: what a revert restores comes from that journal, read in full.
 
-An entry is a dict: ``stat``, ``state``, ``time``, all made from the
+An entry is a dict: ``stat``, ``state``, ``time``, ``changes`` (how many
+the begin record lists; entries written before lack it), all made from the
 journal by ``_entry`` (the one place to add a field the journal holds, e.g.
 who ran the transaction); a reader ignores keys it does not know.
 """
@@ -35,6 +36,8 @@ class Summary:
         self.txid = txid
         self.state = entry["state"]
         self.time = str(entry.get("time", ""))
+        changes = entry.get("changes")     # an index written before it was kept: not known
+        self.changes = changes if type(changes) is int and changes >= 0 else None
 
     @property
     def needs_recovery(self):
@@ -73,7 +76,8 @@ def _write(root, entries):
 
 
 def _entry(tx, stat):
-    return {"stat": stat, "state": tx.state, "time": tx.time}
+    # "changes": revert --last says how many without decoding the begin record (journal.load).
+    return {"stat": stat, "state": tx.state, "time": tx.time, "changes": tx.change_count}
 
 
 def _txids(root):
@@ -103,6 +107,16 @@ def summaries(root):
     if changed:
         _write(root, fresh)
     return [Summary(txid, fresh[txid]) for txid in txids if txid in fresh]
+
+
+def changes_of(root, txid):
+    """How many changes the begin record of ``txid`` lists, from its entry
+    when that matches the journal (else None: nothing read or rewritten)."""
+    entry = _read(root).get(txid)
+    changes = entry.get("changes") if entry is not None else None
+    if type(changes) is not int or changes < 0 or entry["stat"] != _stat(root, txid):
+        return None
+    return changes
 
 
 def record(root, tx, journal):

@@ -7,7 +7,8 @@
 ``restore(root, op)``           puts "before" back.
 ``current_sides(root, op)``     optional: (holds "before", holds "after") from one read.
 ``release(op)``                 optional: frees what current_sides held for a restore
-                                (called for every op of an undo batch once it is done).
+                                (called for every op of an undo batch, once it is done, whose
+                                restore did not return: a restore takes what its decision held).
 ``offline_file(root, write)``   optional: the write as a "file" write (an editor of one
                                 file) where it is one, else None; apply then merges it
                                 with the transaction's other edits of that file.

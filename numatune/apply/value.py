@@ -5,7 +5,7 @@ import stat
 
 from numatune.apply import root_write
 from numatune.facts.kernel import normalize, parse_bracketed
-from numatune.report.grouped import ARROW, value as shown
+from numatune.report.grouped import ARROW, is_clean, value as shown
 from numatune.rootfs.readfile import read_fd, text as _text
 
 
@@ -106,9 +106,9 @@ def _restores_as(raw, before):
     return len(raw) == len(before) + 1 and before.isascii() and raw == (before + "\n").encode()
 
 
-# host path -> (the descriptor its next _write writes through: a file held since its read, the
-# file's size then or None), handed over this way so that _write keeps its arguments (tests wrap
-# it to make a write fail or land short).
+# host path -> the descriptor its next _write writes through (a file held since its read), or that
+# descriptor and the bytes read there, handed over this way so that _write keeps its arguments
+# (tests wrap it to make a write fail or land short).
 _HANDED = {}
 
 
@@ -117,52 +117,53 @@ def _write(root, path, value):
     # One write(2) of the whole value, as `echo value > file` does; sysfs
     # rejects a value by failing this call (EINVAL) or the close.
     data = value if isinstance(value, bytes) else (value + "\n").encode()
-    fd, size = _HANDED.pop(path, (None, None))
+    fd = _HANDED.pop(path, None)
+    size = None     # a restore's: the bytes its decision read there
+    if type(fd) is tuple:
+        fd, size = fd
     try:
         if fd is None:
             fd = root_write.open_value(root, path)
-            written = os.write(fd, data)
-        elif size is None:
-            os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
-            # The read before left the offset at the old end. A copied tree
-            # killed here holds an empty file; the journal's "intent"/"undoing"
-            # tells the next revert it was ours and to finish it.
-            written = os.pwrite(fd, data, 0)
+            written = os.write(fd, data)    # one write(2): sysfs takes a value in one call
         else:
-            # Over the old bytes, then the old tail cut where the value is
-            # shorter: emptying a tmpfs file first freed its page for the
-            # write to take a new one (4 us a write, 35,000 on a giant host).
-            # Killed between the two, the file holds neither value; the
-            # intent without its "done" tells the next revert to finish it.
+            if size is not None and len(data) >= size:
+                # Over no more bytes than the new: one pwrite leaves exactly
+                # those (a crash, the old bytes or the new), without emptying
+                # the file first (a tmpfs page freed and taken again, 35,000
+                # times a revert). A file grown since its read: as below.
+                written = os.pwrite(fd, data, 0)
+                if written != len(data) or os.fstat(fd).st_size == written:
+                    return data if written == len(data) else None
+            os.ftruncate(fd, 0)     # as open_value empties a copied tree's file
+            # A copied tree killed here holds an empty file; the journal's
+            # "intent"/"undoing" tells the next revert it was ours and to finish
+            # it. At 0: the read before left the offset at the old end.
             written = os.pwrite(fd, data, 0)
-            if size > written:
-                os.ftruncate(fd, written)
     finally:
         if fd is not None:
             os.close(fd)
     return data if written == len(data) else None
 
 
-def _through(fd, path, write, *args, size=None):
+def _through(fd, path, write, *args):
     """``write(*args)``, the _write it makes to ``path`` through ``fd`` (None:
-    opened by name; ``size``: the file's when it was read, None when not
-    known); ``fd`` closed if that write did not take it."""
+    opened by name; or (descriptor, the bytes read there)); ``fd`` closed if
+    that write did not take it."""
     if fd is None:
         return write(*args)
-    _HANDED[path] = (fd, size)
+    _HANDED[path] = fd
     try:
         return write(*args)
     finally:
         left = _HANDED.pop(path, None)
         if left is not None:
-            os.close(left[0])
+            os.close(left[0] if type(left) is tuple else left)
 
 
 def perform(root, op):
-    if isinstance(op, _Held):
-        data = _through(op.take(), op["path"], _write, root, op["path"], op["after"], size=op.size)
-    else:
-        data = _write(root, op["path"], op["after"])
+    fd = op.take() if isinstance(op, _Held) else None
+    # With the bytes the capture read there: _write writes over no more bytes than the new in one pwrite.
+    data = _through(None if fd is None else (fd, op.size), op["path"], _write, root, op["path"], op["after"])
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what
@@ -193,15 +194,17 @@ def current_sides(root, op):
     if held is None:
         now = read_as(root, op["path"], op["format"])
     else:
+        raw = None
         try:
-            now = _parse(_text(read_fd(held[0], op["path"], st=held[1], keep=True)), op["format"])
+            raw = read_fd(held[0], op["path"], st=held[1], keep=True)
+            now = _parse(_text(raw), op["format"])
         except OSError:
             now = None      # unreadable reads as missing, as read_text has it
         except BaseException:  # noqa: B902 -- too big to be a value: refused, nothing left open
             os.close(held[0])
             raise
         release(op)
-        _DECIDED[id(op)] = (op, held[0])
+        _DECIDED[id(op)] = (op, held[0], None if raw is None else len(raw))
     return now == op["before"], now == op["after"]
 
 
@@ -218,7 +221,7 @@ def release(op):
 def restore(root, op):
     # The entry holds its op: no other op can have that id while it is there.
     got = _DECIDED.pop(id(op), None)
-    fd = got[1] if got is not None else None
+    fd = None if got is None else got[1] if got[2] is None else got[1:]    # with the bytes read there, if known
     data = base64.b64decode(op["raw"]) if "raw" in op and not root.is_live else op["before"]
     _through(fd, op["path"], _write, root, op["path"], data)
 
@@ -228,5 +231,9 @@ def describe(op):
 
 
 def describe_undo(op):
-    # What ops.describe_undo says of any kind, without a copy of each op (a giant host's revert restores 35,000).
-    return "%s: %s %s %s restored" % (op["path"], shown(op["after"]), ARROW, shown(op["before"]))
+    # What ops.describe_undo says of any kind, without a copy of each op (a giant host's revert restores 35,000):
+    # two plain texts are shown as they are, tested as one.
+    after, before = op["after"], op["before"]
+    if type(after) is str and type(before) is str and after and before and is_clean(after + before):
+        return "%s: %s %s %s restored" % (op["path"], after, ARROW, before)
+    return "%s: %s %s %s restored" % (op["path"], shown(after), ARROW, shown(before))

@@ -92,11 +92,13 @@ def load(name):
                       + [e for e in family.editors if e not in spec.editors]
                       + [k for k in family.write_kinds if k not in spec.write_kinds])
         # A table, editor or kind missing here would be planned or undone without its family: refuse at once.
-        assert family.name == name and not undeclared, "registry: declare %s's %s" % (name, undeclared)
+        if family.name != name or undeclared:
+            raise RuntimeError("registry: declare %s's %s" % (name, undeclared))
         # Alone, a record cannot see the families it names in resolve_after: all_families() checks those.
         from numatune.family import problems
         said = [p for p in problems([family], imports=False) if "resolve_after" not in p]
-        assert not said, said
+        if said:
+            raise RuntimeError("; ".join(said))
         _loaded[name] = family
     return family
 
@@ -107,7 +109,8 @@ def all_families():
     if _checked != [DECLARED]:
         from numatune.family import problems
         said = problems(out, imports=False)
-        assert not said, said
+        if said:
+            raise RuntimeError("; ".join(said))
         _checked[:] = [DECLARED]
     return out
 

@@ -10,7 +10,9 @@ _DIGITS = re.compile(r"^(.*?)(\d+)$")
 # C0 controls but tab, DEL and C1: what a terminal would act on; lone surrogates (a host byte that is not
 # UTF-8, kept by surrogateescape) and the non-characters U+FFFE/U+FFFF, which no UTF-8 writer, XML parser
 # or Prometheus label accepts.
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# Its text, compiled by re's cache when first searched: most runs print only printable ASCII (clean's
+# quick path), and its ranges cost half a millisecond to compile at every start.
+_CONTROL = "[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]"
 # Names that count in letters: sda..sdz, sdaa..; vda, xvda, hda; multipathd's mpatha..
 _LETTERS = re.compile(r"^(sd|vd|xvd|hd|mpath)([a-z]+)$")
 
@@ -21,9 +23,18 @@ def clean(text):
     repaint or hide what the reviewer reads, nor break a report's parser
     (JUnit XML, a Nagios status line, a Prometheus label)."""
     text = str(text)
-    if not _CONTROL.search(text):
+    # Printable ASCII (most of a plan: 16,000 texts on a many-NIC host) holds none of them: two C
+    # tests, not a search.
+    if text.isascii() and text.isprintable() or not re.search(_CONTROL, text):
         return text
-    return _CONTROL.sub(_escape, text)
+    return re.sub(_CONTROL, _escape, text)
+
+
+def is_clean(text):
+    """Whether ``clean`` leaves the string ``text`` as it is: one search over
+    many texts joined, where a giant host's revert would clean 35,000 lines
+    (and two values in each) one by one."""
+    return text.isascii() and text.isprintable() or not re.search(_CONTROL, text)
 
 
 def _escape(match):

@@ -15,7 +15,7 @@ import re
 TAKES_ROOT = frozenset(("plan", "apply", "revert", "history", "facts", "check", "confirm", "review", "recommend", "boot"))
 TAKES_POLICY = frozenset(("plan", "apply", "facts", "check", "review"))
 
-_NAMED = re.compile(r"`numatune ([a-z]+)([^`]*)`")
+_NAMED = r"`numatune ([a-z]+)([^`]*)`"     # compiled (re's cache) when a hint is printed
 
 
 def context(root="/", policies=()):
@@ -57,4 +57,4 @@ def carry(text, ctx):
     def one(m):
         extra = _flags(m.group(1), m.group(2), ctx)
         return "`numatune %s%s%s`" % (m.group(1), m.group(2), "".join(" " + quote(w) for w in extra))
-    return _NAMED.sub(one, text)
+    return re.sub(_NAMED, one, text)

@@ -17,7 +17,8 @@ GRUB_D = "/etc/default/grub.d"
 MKCONFIGS = ("/usr/sbin/grub-mkconfig", "/usr/sbin/grub2-mkconfig", "/sbin/grub-mkconfig",
              "/sbin/grub2-mkconfig", "/usr/bin/grub-mkconfig", "/usr/bin/grub2-mkconfig")
 _SOURCES_GRUB_D = "/default/grub.d/"
-_REFERENCE = re.compile(r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(.?))")
+# Compiled (re's cache) when a value holds a "$": a plan of most hosts never expands one.
+_REFERENCE = r"\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(.?))"
 
 
 def sourced(root):
@@ -65,7 +66,7 @@ def _expand(value, values, path, lineno, name):
                                   % (path, lineno, name, m.group(0) or "$"),
                                   'write the value itself: %s="..."' % name)
         return values.get(ref) or ""
-    return _REFERENCE.sub(one, value)
+    return re.sub(_REFERENCE, one, value)
 
 
 def check(texts, grub_d_paths, problem_of):

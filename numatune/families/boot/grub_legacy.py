@@ -16,9 +16,11 @@ from numatune.model.records import record
 
 PATHS = ("/boot/grub/grub.conf", "/boot/grub/menu.lst", "/etc/grub.conf")
 EFI_NAME = "grub.conf"
-_TITLE = re.compile(r"^\s*title(?:\s+|=)(.*?)\s*$")
-_DEFAULT = re.compile(r"^\s*default(?:\s*=\s*|\s+)(\S+)")
-_KERNEL = re.compile(r"^(\s*(kernel|module)(?:\s*=\s*|\s+)(?:--\S+\s+)*(\S+))")
+# Compiled when a legacy grub.conf is first read (RHEL 6): every other host's plan loads this module
+# without reading one.
+_TITLE = r"^\s*title(?:\s+|=)(.*?)\s*$"
+_DEFAULT = r"^\s*default(?:\s*=\s*|\s+)(\S+)"
+_KERNEL = r"^(\s*(kernel|module)(?:\s*=\s*|\s+)(?:--\S+\s+)*(\S+))"
 
 
 @record
@@ -38,19 +40,20 @@ def scan(text):
     """([LegacyEntry], default index or None) of a grub.conf."""
     entries, default, current, xen = [], None, None, False
     count = -1
+    title_rx, default_rx, kernel_rx = re.compile(_TITLE), re.compile(_DEFAULT), re.compile(_KERNEL)
     for n, line in enumerate(text.splitlines()):
         if line.lstrip().startswith("#"):
             continue
-        m = _DEFAULT.match(line)
+        m = default_rx.match(line)
         if m and current is None:
             default = int(m.group(1)) if m.group(1).isdigit() else None  # "saved": not known here
             continue
-        m = _TITLE.match(line)
+        m = title_rx.match(line)
         if m:
             count += 1
             current, xen = (m.group(1), count), False
             continue
-        m = _KERNEL.match(line)
+        m = kernel_rx.match(line)
         if not m or current is None:
             continue
         command, path = m.group(2), m.group(3)

@@ -19,7 +19,7 @@ SYSTEM_DIRS = ("/usr/bin", "/usr/local/bin", "/usr/sbin", "/usr/local/sbin", "/b
 COMMAND = "numatune"
 MIN_PYTHON = (3, 9)
 # RHEL/OL 6 and 7 kernels (UEK's .el7uek too), and any 2.6 kernel: a Python older than 3.9.
-OLD_RELEASE = re.compile(r"^2\.|\.el[67]")
+OLD_RELEASE = r"^2\.|\.el[67]"    # compiled (re's cache) at its one search of a run
 OLD_DISTRO = ("rhel", "ol", "centos", "redhat")
 INSTALL_HINT = ("install numatune as a system command: the numatune RPM (/usr/bin/numatune), or "
                 "`python3 -m pip install numatune` as root with a Python >= 3.9 (/usr/local/bin/numatune); "
@@ -36,7 +36,7 @@ def this_numatune():
 def old_release(release, distro=None):
     distro = distro or {}
     major = (distro.get("version") or "").split(".")[0]
-    return bool(OLD_RELEASE.search(release or "")) or (distro.get("id") in OLD_DISTRO and major in ("6", "7"))
+    return bool(re.search(OLD_RELEASE, release or "")) or (distro.get("id") in OLD_DISTRO and major in ("6", "7"))
 
 
 def _python_version(root, interpreter):

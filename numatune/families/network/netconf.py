@@ -127,8 +127,10 @@ def ifcfg_get(text):
         if m:
             value = m.group(2)
             if not _SHELL_SPECIAL.search(value):
-                # shlex costs ~30 us a line: 256 NICs' files, read three times each per plan.
-                out[m.group(1)] = " ".join(p for p in _SHELL_BLANKS.split(value) if p)
+                # shlex costs ~30 us a line: 256 NICs' files, read three times each per plan. A value
+                # with no blank at all (a line holds no line end) is its one word as it is.
+                out[m.group(1)] = value if " " not in value and "\t" not in value else \
+                    " ".join(p for p in _SHELL_BLANKS.split(value) if p)
                 continue
             quoted = _QUOTED_WHOLE.fullmatch(value)
             if quoted:

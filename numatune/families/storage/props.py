@@ -32,7 +32,7 @@ def parse_udev_db(text):
 # the text is searched with a "\n" put before it, which is what "^" matches
 # at its start (half the time of the 25-line files).
 _KEPT_LINE = re.compile(r"\nE:((?:%s)[^=\n]*|%s)=([^\n]*)" % ("|".join(PROPERTY_PREFIXES), "|".join(PROPERTY_KEYS)))
-_OTHER_BREAKS = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_OTHER_BREAKS = "[\r\v\f\x1c-\x1e\x85\u2028\u2029]"     # compiled (re's cache) for a text past ASCII
 
 
 def _other_breaks(text):
@@ -42,7 +42,7 @@ def _other_breaks(text):
     if text.isascii():
         return ("\r" in text or "\x0b" in text or "\x0c" in text or "\x1c" in text or "\x1d" in text
                 or "\x1e" in text)
-    return _OTHER_BREAKS.search(text) is not None
+    return re.search(_OTHER_BREAKS, text) is not None
 
 
 def kept_udev_db(text):

@@ -231,7 +231,7 @@ def _diff(data, facts):
             yield Finding(id="sysctl.not-integer:" + key, severity="critical", area=area, target=key,
                           rule="sysctl." + key,
                           message="%s holds integers (now %s): the kernel would refuse %s: not set"
-                                  % (key, live, "%r in %r" % (word, desired) if word else "an empty value"),
+                                  % (key, live, numbers.refusal_text(word, desired)),
                           why="give the value as integers, as the kernel shows them")
             continue
         if live != desired:

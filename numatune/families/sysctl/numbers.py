@@ -24,3 +24,12 @@ def refused(key, live, desired):
     if not words:
         return ""
     return next((w for w in words if not _INTEGER.match(w)), None)
+
+
+def refusal_text(word, desired):
+    """What a finding says the kernel would refuse: the word alone when it is the whole value."""
+    if not word:
+        return "an empty value"
+    if word == str(desired).strip():
+        return repr(word)
+    return "%r in %r" % (word, desired)
