@@ -45,7 +45,10 @@ def gather(root, data, every=False, families=None, reread=None):
         families = FAMILIES if every else for_host(data, root)
     # Resolve, plan and after-apply run exactly the families read here.
     facts["families"] = [f.name for f in families]
-    readers = [("host", kernel.read), ("topology", topology.read)]
+    # ``reread`` may hold the topology's too (verify: what no write changed, from the plan's).
+    again = (reread or {}).get("topology")
+    readers = [("host", kernel.read), ("topology", topology.read if again is None else
+                                       lambda r: again(r) or topology.read(r))]
     readers += [(family.name, _reader(family, data, (reread or {}).get(family.name), every)) for family in families]
     for name, read in readers:
         try:

@@ -153,11 +153,12 @@ def test_a_batched_done_naming_a_write_with_no_intent_is_a_gap(host, cli):
 
 
 def test_a_batch_keeps_what_a_target_took_when_it_is_not_the_intent():
-    made = [(1, {"kind": "value", "after": "5", "asked": "10"}), (2, {"kind": "value", "after": "3"}),
-            (3, {"kind": "file", "after": {"exists": True}})]
-    [record] = _done(made)
+    # The ops made, of seqs 1, 2, 3.
+    made = [{"kind": "value", "after": "5", "asked": "10"}, {"kind": "value", "after": "3"},
+            {"kind": "file", "after": {"exists": True}}]
+    [record] = _done(1, made)
     assert record == {"t": "done", "seq": 1, "seqs": [1, 2, 3], "afters": {"1": "5"}}
     tx = Transaction("x", [{"t": "begin"}, json.loads(line(record))])
     assert tx.done == {1, 2, 3} and tx.done_after == {1: "5"}
     # One write alone: as before batching, its value's "after" always said.
-    assert _done(made[1:2]) == [{"t": "done", "seq": 2, "after": "3"}]
+    assert _done(2, made[1:2]) == [{"t": "done", "seq": 2, "after": "3"}]

@@ -53,3 +53,44 @@ def test_a_host_tool_a_write_elsewhere_or_other_cpus_read_it_whole(host):
         cpufreq=dict(facts["cpu"]["cpufreq"], policies=[
             p for p in facts["cpu"]["cpufreq"]["policies"] if 3 not in p["cpus"]]))
     assert cpu.reread(root, policy.data, fewer, ops) is None
+
+
+def test_the_tuned_family_after_it_takes_the_c_states_read_again(host, monkeypatch):
+    # The tuned family reads the C-states too (max_cstate); verify read every state's three files for it
+    # once more after the cpu facts had just been read again. Now it takes those, as a plan takes the cpu
+    # family's whole read.
+    from numatune.facts import once
+    root, policy, facts, ops = _applied(*host)
+    assert policy.data["cpu"].get("max_cstate")
+    tuned = load("tuned")
+    whole = tuned.read(root, policy.data)
+    once.forget(root)
+    load("cpu").reread(root, policy.data, facts["cpu"], ops)
+
+    def whole_read(*args):
+        raise AssertionError("every C-state's files read again")
+    monkeypatch.setattr(cpupower, "_read_cpuidle", whole_read)
+    assert tuned.read(root, policy.data) == whole
+
+
+def test_the_topology_read_again_keeps_the_cpus_ids_as_planned(host, monkeypatch):
+    # Verify read every CPU's topology directory again (480 of them on the bench host), though no write
+    # numatune makes changes a CPU's ids: the same facts now from the plan's, the nodes read again.
+    from numatune.facts import once, topology
+    from numatune.families.cpu.reread import reread_topology
+    root, policy, facts, ops = _applied(*host)
+    once.forget(root)
+    whole = topology.read(root)
+    once.forget(root)
+    real = topology._read_cpus
+    monkeypatch.setattr(topology, "_read_cpus", lambda r: pytest.fail("every CPU's topology read again"))
+    assert reread_topology(root, facts["topology"], ops) == whole
+    assert topology.read_cpus(root) == (whole["cpus"], whole["online"])     # what the families get after
+    monkeypatch.setattr(topology, "_read_cpus", real)
+    once.forget(root)
+    online = {"kind": "value", "path": "/sys/devices/system/cpu/cpu3/online", "before": "1", "after": "0"}
+    assert reread_topology(root, facts["topology"], ops + [online]) is None
+    assert reread_topology(root, facts["topology"], ops + [{"kind": "command", "argv": ["tuned-adm"]}]) is None
+    # A CPU gone offline since the plan (by someone else): read whole.
+    (host[0] / "sys/devices/system/cpu/online").write_text("0-2,4-%d\n" % max(whole["online"]))
+    assert reread_topology(root, facts["topology"], ops) is None

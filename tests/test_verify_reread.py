@@ -120,7 +120,8 @@ def test_only_the_families_with_a_reread_start_from_the_plan(host, monkeypatch):
     monkeypatch.setattr(engine, "gather", gather)
     engine.apply(root, policy, plan.changes, plan=plan, facts=facts)
     [(read, rereads)] = seen
-    assert rereads == ["cpu", "network", "storage"]
+    # And the topology every gather reads (its CPUs' ids from the plan's: families/cpu/reread.py).
+    assert rereads == ["cpu", "network", "storage", "topology"]
     # The others (sysctl, hugepages...) read their facts whole, as before.
     assert {"sysctl", "cpu", "hugepages"} <= set(read)
     assert sorted(name for name in read if load(name).reread is not None) == ["cpu", "network", "storage"]

@@ -16,7 +16,7 @@ class _Held(dict):
     dict it journals; the descriptor is not part of it. The write is made
     only after the intent is journaled, as for every op: holding the file
     open changes when it is opened, not when it is written."""
-    __slots__ = ("fd",)
+    __slots__ = ("fd", "size")
 
     def take(self):
         fd, self.fd = self.fd, None
@@ -91,7 +91,7 @@ def capture(root, write):
         op = {"kind": "value", "path": write.path, "format": write.format, "before": before, "after": write.value}
     else:   # made as what it is: not a dict copied into one, for each of a giant host's 35,000
         op = _Held(kind="value", path=write.path, format=write.format, before=before, after=write.value)
-        op.fd = held[0]
+        op.fd, op.size = held[0], held[1].st_size
     if raw is not None and not _restores_as(raw, before):
         op["raw"] = base64.b64encode(raw).decode()
     return op
@@ -106,8 +106,9 @@ def _restores_as(raw, before):
     return len(raw) == len(before) + 1 and before.isascii() and raw == (before + "\n").encode()
 
 
-# host path -> the descriptor its next _write writes through (a file held since its read), handed
-# over this way so that _write keeps its arguments (tests wrap it to make a write fail or land short).
+# host path -> the descriptor its next _write writes through (a file held since its read), or that
+# descriptor and the bytes read there, handed over this way so that _write keeps its arguments
+# (tests wrap it to make a write fail or land short).
 _HANDED = {}
 
 
@@ -146,7 +147,8 @@ def _write(root, path, value):
 
 def _through(fd, path, write, *args):
     """``write(*args)``, the _write it makes to ``path`` through ``fd`` (None:
-    opened by name); ``fd`` closed if that write did not take it."""
+    opened by name; or (descriptor, the bytes read there)); ``fd`` closed if
+    that write did not take it."""
     if fd is None:
         return write(*args)
     _HANDED[path] = fd
@@ -160,7 +162,8 @@ def _through(fd, path, write, *args):
 
 def perform(root, op):
     fd = op.take() if isinstance(op, _Held) else None
-    data = _through(fd, op["path"], _write, root, op["path"], op["after"])
+    # With the bytes the capture read there: _write writes over no more bytes than the new in one pwrite.
+    data = _through(None if fd is None else (fd, op.size), op["path"], _write, root, op["path"], op["after"])
     # The kernel may take less than asked (a HugePages pool on a fragmented
     # node): what it holds now is what revert must recognise as ours. A
     # copied tree's file is a plain one that took every byte: it holds what

@@ -28,8 +28,9 @@ def write_lines(written):
             rules[rule] = {"ops": [], "subs": {}}
             order.append(rule)
         entry = rules[rule]
-        if not any(o is op for o in entry["ops"][-1:]):
-            entry["ops"].append(op)
+        ops = entry["ops"]
+        if not ops or ops[-1] is not op:    # a merged file op comes once per change it carries
+            ops.append(op)
         entry["subs"].setdefault((change.current, change.desired), []).append(change.target)
     out = []
     for rule in order:
