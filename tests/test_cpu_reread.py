@@ -77,7 +77,7 @@ def test_the_topology_read_again_keeps_the_cpus_ids_as_planned(host, monkeypatch
     # Verify read every CPU's topology directory again (480 of them on the bench host), though no write
     # numatune makes changes a CPU's ids: the same facts now from the plan's, the nodes read again.
     from numatune.facts import once, topology
-    from numatune.families.cpu.reread import reread_topology
+    from numatune.facts.topology_again import reread as reread_topology
     root, policy, facts, ops = _applied(*host)
     once.forget(root)
     whole = topology.read(root)
@@ -94,3 +94,18 @@ def test_the_topology_read_again_keeps_the_cpus_ids_as_planned(host, monkeypatch
     # A CPU gone offline since the plan (by someone else): read whole.
     (host[0] / "sys/devices/system/cpu/online").write_text("0-2,4-%d\n" % max(whole["online"]))
     assert reread_topology(root, facts["topology"], ops) is None
+
+
+@pytest.mark.parametrize("op, keeps", [
+    ({"kind": "value", "path": "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"}, True),
+    ({"kind": "value", "path": "/sys/devices/system/cpu/cpu7/cpuidle/state3/disable"}, True),
+    ({"kind": "value", "path": "/proc/sys/vm/swappiness"}, True),
+    ({"kind": "value", "path": "/sys/devices/system/cpu/cpu7/online"}, False),
+    ({"kind": "value", "path": "/sys/devices/system/cpu/smt/control"}, False),     # SMT off: siblings go
+    ({"kind": "value", "path": "/proc/sys/vm/swappiness",
+      "coupled": ["/sys/devices/system/cpu/cpu2/online"]}, False),
+    ({"kind": "command", "argv": ["tuned-adm", "profile", "x"]}, False),
+])
+def test_which_writes_keep_the_cpus_ids(op, keeps):
+    from numatune.facts.topology_again import keeps_ids
+    assert keeps_ids(op) is keeps

@@ -92,8 +92,8 @@ def _rereads(data, families, planned, written):
     again = {f.name: (lambda r, f=f: f.reread(r, data, planned[f.name], ops))
              for f in families if f.reread is not None and planned.get(f.name) is not None}
     # The topology every gather reads: its CPUs' ids as planned where no write can have changed them.
-    from numatune.families.cpu.reread import reread_topology
-    again["topology"] = lambda r: reread_topology(r, planned.get("topology"), ops)
+    from numatune.facts import topology_again
+    again["topology"] = lambda r: topology_again.reread(r, planned.get("topology"), ops)
     return again
 
 

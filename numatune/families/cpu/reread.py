@@ -11,8 +11,6 @@ and the rest is the plan's. A host tool run (tuned-adm), a write elsewhere
 under the CPUs' directory, or online CPUs that are not the plan's read the
 facts whole.
 """
-from numatune.facts import topology
-from numatune.facts.cpulist import parse_cpulist
 from numatune.facts.once import read_once
 from numatune.facts.topology import read_cpus
 from numatune.families.cpu.facts import CPU_DIR
@@ -48,22 +46,3 @@ def keeps_the_rest(op, under=CPU_DIR + "/"):
     if path.startswith(under) and path.rsplit("/", 1)[-1] not in SETTINGS:
         return False
     return all(not p.startswith(under) or p.rsplit("/", 1)[-1] in SETTINGS for p in op.get("coupled") or ())
-
-
-def reread_topology(root, planned, ops):
-    """topology.read(root) after ``ops`` with the CPUs' ids and threads from
-    the plan's topology ``planned`` (what read_cpus gives the families this
-    run too), or None to read it whole. No write numatune makes changes a
-    CPU's package, core, die or siblings: the whole read opened 480 CPUs'
-    topology directories again (0.05 s). The online CPUs are read again and
-    must be the plan's; the nodes, their memory and the pools (a HugePages
-    write changes them) are read again as a whole read does."""
-    if not planned or not all(keeps_the_rest(op) for op in ops):
-        return None
-    cpus, online = planned.get("cpus"), planned.get("online")
-    text = root.read_value(CPU_DIR + "/online")
-    if not isinstance(cpus, dict) or not text or topology._parsed(parse_cpulist, root, CPU_DIR + "/online",
-                                                                  text) != online:
-        return None
-    read_once(root, "cpus", lambda: (cpus, online))     # handed out as copies, as read_cpus hands them
-    return topology.read(root)
