@@ -12,20 +12,8 @@ read every other file as before. Read twice or once, they are the host as
 it is after the last write; once, the read-back and the facts cannot even
 disagree.
 """
-from numatune.rootfs.dirs import READ
-from numatune.rootfs.readfile import read_fd, text
-from numatune.rootfs.reads import _unless_exhausted
 
 _MISSING = object()
-
-
-def _text_alone(root, path):
-    """What read_text gives of host ``path`` (None: missing or unreadable), opened by its whole path."""
-    try:
-        return text(read_fd(root.open_named(path, READ), path))
-    except OSError as e:
-        _unless_exhausted(e, path)
-        return None
 
 
 def _parts(path):
@@ -62,9 +50,9 @@ class Recent:
             if len(names) == 1:
                 # The one file written there (an IRQ's affinity, a disk's queue_depth, a C-state's
                 # disable: 9,000 of a giant host's 14,000 directories): by its whole path, one confined
-                # open, as read_value_alone reads; not its directory opened, then the file, then closed.
+                # open (read_text_alone); not its directory opened, then the file, then closed.
                 name, = names
-                self.texts[base + name] = _text_alone(root, base + name)
+                self.texts[base + name] = root.read_text_alone(base + name)
                 continue
             for name, got in root.read_texts(directory, tuple(names)).items():
                 self.texts[base + name] = got

@@ -217,16 +217,21 @@ class Reads(Dirs):
         # Captures (and some drivers) pad attributes with NUL bytes.
         return default if text_ is None else text_.replace("\x00", "").strip()
 
-    def read_value_alone(self, path, default=None):
-        """read_value of a file read alone in its directory (/proc/irq/N/smp_affinity_list
-        of 2,300 IRQs), opened as open_named opens one: by its whole path, confined,
-        not its directory opened and kept first (two opens, and the close of the oldest)."""
+    def read_text_alone(self, path, default=None):
+        """read_text of a file read alone in its directory (/proc/irq/N/smp_affinity_list
+        of 2,300 IRQs, a value written alone in its directory), opened as open_named opens
+        one: by its whole path, confined, not its directory opened and kept first (two
+        opens, and the close of the oldest)."""
         try:
-            text_ = text(read_fd(self.open_named(path, READ), path))
+            return text(read_fd(self.open_named(path, READ), path))
         except OSError as e:
             _unless_exhausted(e, path)
             return default
-        return text_.replace("\x00", "").strip()
+
+    def read_value_alone(self, path, default=None):
+        """read_value of a file read alone in its directory (read_text_alone)."""
+        text_ = self.read_text_alone(path)
+        return default if text_ is None else text_.replace("\x00", "").strip()
 
     def exists(self, path):
         try:

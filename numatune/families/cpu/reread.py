@@ -21,7 +21,7 @@ SETTINGS = ("scaling_governor", "disable")
 
 def reread(root, data, planned, ops):
     """knob.read(root, data) after ``ops``, or None when they may have changed more."""
-    if not data.get("cpu") or not planned or not all(keeps_the_rest(op) for op in ops):
+    if not data.get("cpu") or not planned or not all(_keeps_the_rest(op) for op in ops):
         return None
     cpufreq, cpuidle = planned["cpufreq"], planned["cpuidle"]
     planned_cpus = {c for p in cpufreq["policies"] for c in p["cpus"]} | {int(c) for c in cpuidle["cpus"]}
@@ -38,7 +38,7 @@ def reread(root, data, planned, ops):
     return dict(planned, cpufreq=dict(cpufreq, policies=policies), cpuidle=cpuidle)
 
 
-def keeps_the_rest(op, under=CPU_DIR + "/"):
+def _keeps_the_rest(op, under=CPU_DIR + "/"):
     if op.get("argv"):
         return False    # a host tool ran (tuned-adm sets governors and may hold the latency file)
     # Asked of each of a giant host's 35,000 writes: the path alone first, a list only for a coupled write.
